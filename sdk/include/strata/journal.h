@@ -22,6 +22,12 @@
  *     followed by valid later records means acknowledged data would be lost:
  *     replay fails with -EUCLEAN and a message naming the offset, and the
  *     journal refuses to append.
+ *   - Sequence numbers: each append carries the previous append's seq + 1,
+ *     except the first append after open (or into a new journal), which may
+ *     carry any seq greater than every seq the journal ever held: the host
+ *     continues from its object store's checkpoint, which may be ahead of a
+ *     fully trimmed or newly swapped-in journal. replay() with nothing newer
+ *     than after_seq reports last_seq = after_seq.
  *   - Records are checksummed (crc32c) and carry their seq; a record from an
  *     earlier lap of a circular log is never mistaken for a new one.
  *

@@ -1,0 +1,954 @@
+#include "store/store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <future>
+
+namespace strata::store {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string_view sv(strata_slice s) { return {s.data ? s.data : "", s.len}; }
+strata_slice sl(std::string_view s) { return {s.data(), s.size()}; }
+
+std::string object_key(std::string_view coll, std::string_view oid) {
+  std::string k = std::to_string(coll.size());
+  k += ':';
+  k.append(coll);
+  k.append(oid);
+  return k;
+}
+
+std::string describe(const strata_op &op) {
+  std::string s = op_name(op.type);
+  if (op.collection.len) s += " " + std::string(sv(op.collection));
+  if (op.object.len) s += "/" + std::string(sv(op.object).substr(0, 80));
+  return s;
+}
+
+}  // namespace
+
+struct Store::InFlight {
+  uint64_t seq = 0;
+  Transaction txn;
+  Callback cb;
+  std::vector<std::string> objs;   // object keys touched
+  std::vector<std::string> colls;  // collections created/removed
+  uint64_t bytes = 0;              // encoded size
+  bool has_clone = false;
+  // GUARDED_BY(Store::mu_)
+  bool durable = false;
+  bool applied = false;
+  bool completed = false;
+  Store *store = nullptr;
+};
+
+std::string default_journal_path(const std::string &dir, const std::string &journal,
+                                 const std::string &fsid) {
+  if (journal == "tmpfs") return "/dev/shm/strata-journal-" + fsid;
+  return dir + "/journal";
+}
+
+// --- mkfs / open / close -------------------------------------------------
+
+Status Store::mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger &log) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(p.dir, ec);
+  if (ec) return Status::Error(ec.value(), "cannot create store directory " + p.dir);
+  if (fs::exists(p.dir + "/" + StoreMeta::kFileName))
+    return Status::Error(EEXIST, "a Strata store already exists in " + p.dir);
+
+  auto bp = reg.find(STRATA_KIND_OBJECTSTORE, p.backend);
+  if (!bp.ok()) return bp.status();
+  StoreMeta m;
+  m.fsid = new_fsid();
+  m.backend = p.backend;
+  m.journal = p.journal;
+  m.backend_options = plugin_options_with_defaults(*bp, p.backend_options);
+  fs::create_directories(m.backend_dir(p.dir), ec);
+  if (ec) return Status::Error(ec.value(), "cannot create " + m.backend_dir(p.dir));
+
+  if (p.journal == "none") {
+    // Only a backend that makes each transaction durable by itself may run
+    // without a journal; otherwise acknowledged writes could be lost.
+    Status st = BackendInstance::mkfs(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    if (!st.ok()) return st;
+    auto b = BackendInstance::open(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    if (!b.ok()) return b.status();
+    if (!((*b)->caps() & STRATA_OS_CAP_SELF_DURABLE))
+      return Status::Error(EINVAL, "backend '" + p.backend +
+                                       "' needs a journal (it does not make transactions durable "
+                                       "by itself); choose journal = file or tmpfs");
+  } else {
+    auto jp = reg.find(STRATA_KIND_JOURNAL, p.journal);
+    if (!jp.ok()) return jp.status();
+    m.journal_options = plugin_options_with_defaults(*jp, p.journal_options);
+    m.journal_path =
+        p.journal_path.empty() ? default_journal_path(p.dir, p.journal, m.fsid) : p.journal_path;
+    m.journal_size = p.journal_size;
+    Status st = BackendInstance::mkfs(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    if (!st.ok()) return st;
+    st = JournalInstance::create(*jp, m.journal_path, m.journal_size, m.journal_options, log);
+    if (!st.ok()) return st;
+  }
+  Status st = m.save(p.dir);
+  if (!st.ok()) return st;
+  log.info("store", "made store " + m.fsid + " in " + p.dir + ": backend " + m.backend +
+                        ", journal " + m.journal +
+                        (m.journal_path.empty() ? "" : " at " + m.journal_path));
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Store>> Store::open(const host::PluginRegistry &reg,
+                                           const std::string &dir, const StoreSettings &s,
+                                           Logger &log) {
+  std::unique_ptr<Store> store(new Store(log));
+  Status st = store->open_impl(reg, dir, s);
+  if (!st.ok()) {
+    store->closed_ = true;  // nothing to flush; plugins close in destructors
+    return st.Context("opening store " + dir);
+  }
+  return store;
+}
+
+Status Store::open_impl(const host::PluginRegistry &reg, const std::string &dir,
+                        const StoreSettings &s) {
+  dir_ = dir;
+  settings_ = s;
+  auto m = StoreMeta::load(dir);
+  if (!m.ok()) return m.status();
+  meta_ = *m;
+
+  // One process per store: a second opener would corrupt the journal.
+  std::string lock_path = dir + "/lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return Status::Error(errno, "cannot open " + lock_path);
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0)
+    return Status::Error(EBUSY, "store " + dir + " is in use by another process");
+
+  auto bp = reg.find(STRATA_KIND_OBJECTSTORE, meta_.backend);
+  if (!bp.ok()) return bp.status();
+  auto b = BackendInstance::open(*bp, meta_.backend_dir(dir), meta_.backend_options, log_);
+  if (!b.ok()) return b.status();
+  backend_ = std::move(*b);
+  uint64_t caps = backend_->caps();
+  parallel_apply_ = caps & STRATA_OS_CAP_ROLLBACK_CHECKPOINT;
+  exact_replay_ = caps & (STRATA_OS_CAP_EXACT_REPLAY | STRATA_OS_CAP_ROLLBACK_CHECKPOINT);
+
+  if (meta_.journal != "none") {
+    auto jp = reg.find(STRATA_KIND_JOURNAL, meta_.journal);
+    if (!jp.ok()) return jp.status();
+    auto j = JournalInstance::open(*jp, meta_.journal_path, meta_.journal_options, log_);
+    if (!j.ok()) return j.status();
+    journal_ = std::move(*j);
+    for (const std::string &w : health_warnings()) log_.warn("store", w);
+  } else if (!(caps & STRATA_OS_CAP_SELF_DURABLE)) {
+    return Status::Error(EINVAL, "backend " + meta_.backend + " cannot run without a journal");
+  }
+
+  Status st = replay();
+  if (!st.ok()) return st;
+
+  auto colls = list_collections();
+  if (!colls.ok()) return colls.status();
+  collections_.insert(colls->begin(), colls->end());
+  last_checkpoint_ = Clock::now();
+  apply_thread_ = std::thread([this] { apply_loop(); });
+  return Status::OK();
+}
+
+Status Store::replay() {
+  strata_err err{};
+  uint64_t committed = 0;
+  int rc = backend_->ops()->committed_seq(backend_->handle(), &committed, &err);
+  if (rc < 0) return Status::Error(rc, std::string("reading the backend's checkpoint: ") + err.msg);
+  replay_.committed_seq = committed;
+  uint64_t last = committed;
+
+  if (journal_) {
+    struct Ctx {
+      Store *self;
+      Status st;
+      uint64_t records = 0;
+    } ctx{this, Status::OK()};
+    auto cb = [](void *c, uint64_t seq, const void *data, size_t len) -> int {
+      auto *x = static_cast<Ctx *>(c);
+      auto t = Transaction::decode({static_cast<const char *>(data), len});
+      if (!t.ok()) {
+        x->st = t.status().Context("journal record seq " + std::to_string(seq));
+        return -EBADMSG;
+      }
+      InFlight f;
+      f.seq = seq;
+      f.txn = std::move(*t);
+      for (const strata_op &op : f.txn.ops()) f.has_clone |= op.type == STRATA_OP_CLONE;
+      Status st = x->self->apply_one(f);
+      if (st.ok() && f.has_clone && !x->self->exact_replay_) st = x->self->checkpoint_locked_out(seq);
+      if (!st.ok()) {
+        x->st = st.Context("replaying seq " + std::to_string(seq));
+        return st.code();
+      }
+      ++x->records;
+      return 0;
+    };
+    strata_journal_replay_result res{};
+    res.struct_size = sizeof res;
+    rc = journal_->ops()->replay(journal_->handle(), committed, cb, &ctx, &res, &err);
+    if (!ctx.st.ok()) return ctx.st;
+    if (rc < 0)
+      return Status::Error(rc, "journal " + meta_.journal_path +
+                                   " cannot be replayed: " + std::string(err.msg) +
+                                   " — refusing to start rather than drop acknowledged writes");
+    replay_.records = ctx.records;
+    replay_.torn_bytes = res.torn_bytes;
+    replay_.detail = res.detail;
+    last = std::max(committed, res.last_seq);
+    if (res.torn_bytes)
+      log_.warn("store", "journal tail: discarded " + std::to_string(res.torn_bytes) +
+                             " bytes of an unacknowledged, incomplete write (" + res.detail + ")");
+  }
+  replay_.last_seq = last;
+  {
+    std::lock_guard lk(mu_);
+    applied_seq_ = last;
+    committed_seq_ = committed;
+  }
+  next_seq_ = last + 1;
+  if (last > committed) {
+    Status st = checkpoint_locked_out(last);
+    if (!st.ok()) return st;
+  }
+  if (backend_->has_staged_writes()) {
+    rc = backend_->ops()->stage_release_unused(backend_->handle(), &err);
+    if (rc < 0) return Status::Error(rc, std::string("releasing unused staged writes: ") + err.msg);
+  }
+  if (replay_.records)
+    log_.info("store", "replayed " + std::to_string(replay_.records) +
+                           " journaled transactions after checkpoint " +
+                           std::to_string(committed) + ", now at seq " + std::to_string(last));
+  return Status::OK();
+}
+
+Store::~Store() {
+  if (!closed_) {
+    Status st = close();
+    if (!st.ok()) log_.error("store", "close: " + st.ToString());
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Status Store::close() {
+  if (closed_) return Status::OK();
+  drain();
+  {
+    std::lock_guard lk(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (apply_thread_.joinable()) apply_thread_.join();
+  closed_ = true;
+  Status st = failed_status();
+  uint64_t applied, committed;
+  {
+    std::lock_guard lk(mu_);
+    applied = applied_seq_;
+    committed = committed_seq_;
+  }
+  if (st.ok() && applied > committed) st = checkpoint_locked_out(applied);
+  journal_.reset();
+  backend_.reset();
+  return st;
+}
+
+// --- submission ----------------------------------------------------------
+
+Status Store::stage_large_writes(Transaction &t) {
+  if (settings_.stage_threshold == 0 || !backend_->has_staged_writes()) return Status::OK();
+  for (strata_op &op : t.mutable_ops()) {
+    if (op.type != STRATA_OP_WRITE_FULL || op.value.len < settings_.stage_threshold) continue;
+    uint64_t id = 0;
+    strata_err err{};
+    int rc;
+    {
+      std::lock_guard lk(stage_mu_);
+      rc = backend_->ops()->stage_write(backend_->handle(), op.value.data, op.value.len, &id, &err);
+    }
+    if (rc < 0)
+      return Status::Error(rc, "staging " + std::to_string(op.value.len) + " bytes for " +
+                                   describe(op) + ": " + err.msg);
+    op.type = STRATA_OP_WRITE_STAGED;
+    op.offset = id;
+    op.length = op.value.len;
+    op.value = {};
+    staged_writes_++;
+  }
+  return Status::OK();
+}
+
+uint64_t Store::tracked_size(std::string_view coll, std::string_view oid) {
+  auto it = sizes_.find(object_key(coll, oid));
+  if (it != sizes_.end()) return it->second.value_or(0);
+  strata_object_stat st{};
+  st.struct_size = sizeof st;
+  strata_err err{};
+  if (backend_->ops()->stat(backend_->handle(), sl(coll), sl(oid), &st, &err) < 0) return 0;
+  return st.size;
+}
+
+// Validates t against the collections as of the previous transaction and
+// rewrites appends into absolute writes. REQUIRES: submit_mu_ held.
+Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
+                      std::vector<std::string> &colls) {
+  // Pass 1: validate without changing anything, so a rejected transaction
+  // leaves no trace.
+  std::map<std::string, bool, std::less<>> coll_delta;
+  auto coll_exists = [&](std::string_view c) {
+    auto it = coll_delta.find(c);
+    if (it != coll_delta.end()) return it->second;
+    return collections_.count(std::string(c)) > 0;
+  };
+  for (const strata_op &op : t.ops()) {
+    std::string_view c = sv(op.collection);
+    if (c.empty() || c.size() > 4096)
+      return Status::Error(EINVAL, describe(op) + ": collection name must be 1..4096 bytes");
+    if (op.type == STRATA_OP_MKCOLL) {
+      coll_delta[std::string(c)] = true;
+      continue;
+    }
+    if (!coll_exists(c))
+      return Status::Error(ENOENT, describe(op) + ": collection '" + std::string(c) +
+                                       "' does not exist");
+    if (op.type == STRATA_OP_RMCOLL) {
+      coll_delta[std::string(c)] = false;
+      continue;
+    }
+    if (op.object.len == 0 || op.object.len > 4096)
+      return Status::Error(EINVAL, describe(op) + ": object name must be 1..4096 bytes");
+    if ((op.type == STRATA_OP_SETXATTR || op.type == STRATA_OP_RMXATTR) &&
+        (op.key.len == 0 || op.key.len > 255 || op.value.len > 65536))
+      return Status::Error(EINVAL, describe(op) + ": xattr name must be 1..255 bytes, value <= 64 KiB");
+    if (op.type == STRATA_OP_CLONE && (op.value.len == 0 || op.value.len > 4096 ||
+                                       sv(op.value) == sv(op.object)))
+      return Status::Error(EINVAL, describe(op) + ": clone needs a different destination name");
+    if (op.type == STRATA_OP_WRITE_STAGED && op.offset == 0)
+      return Status::Error(EINVAL, describe(op) + ": no stage id");
+    if (op.type > STRATA_OP_WRITE_STAGED && op.type != kOpAppend)
+      return Status::Error(EINVAL, describe(op) + ": unknown op type " + std::to_string(op.type));
+  }
+
+  // Pass 2: commit the effects to the submit-side view.
+  if (sizes_.size() > 4096) {
+    std::lock_guard lk(mu_);
+    for (auto it = sizes_.begin(); it != sizes_.end();)
+      it = pending_objects_.count(it->first) ? std::next(it) : sizes_.erase(it);
+  }
+  for (strata_op &op : t.mutable_ops()) {
+    std::string_view c = sv(op.collection), o = sv(op.object);
+    if (op.type == STRATA_OP_MKCOLL || op.type == STRATA_OP_RMCOLL) {
+      colls.emplace_back(c);
+      if (op.type == STRATA_OP_MKCOLL) {
+        collections_.insert(std::string(c));
+      } else {
+        collections_.erase(std::string(c));
+        // Objects of the removed collection are gone as far as later
+        // transactions are concerned.
+        std::string prefix = object_key(c, "");
+        for (auto it = sizes_.lower_bound(prefix);
+             it != sizes_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+          it->second.reset();
+      }
+      continue;
+    }
+    std::string key = object_key(c, o);
+    objs.push_back(key);
+    uint64_t cur = tracked_size(c, o);
+    std::optional<uint64_t> next = cur;
+    switch (op.type) {
+      case kOpAppend:
+        op.type = STRATA_OP_WRITE;
+        op.offset = cur;
+        op.length = op.value.len;
+        next = cur + op.value.len;
+        break;
+      case STRATA_OP_WRITE:
+        next = std::max(cur, op.offset + op.value.len);
+        break;
+      case STRATA_OP_WRITE_FULL:
+        next = op.value.len;
+        break;
+      case STRATA_OP_WRITE_STAGED:
+        next = op.length;
+        break;
+      case STRATA_OP_TRUNCATE:
+        next = op.offset;
+        break;
+      case STRATA_OP_REMOVE:
+        next.reset();
+        break;
+      case STRATA_OP_CLONE: {
+        std::string dst = object_key(c, sv(op.value));
+        objs.push_back(dst);
+        sizes_[dst] = cur;
+        break;
+      }
+      default:
+        break;
+    }
+    sizes_[key] = next;
+  }
+  return Status::OK();
+}
+
+void Store::throttle(uint64_t bytes) {
+  if (!journal_) return;
+  strata_journal_stat js = journal_->stat();
+  if (js.capacity_bytes == 0) return;
+  double fill = 100.0 * js.used_bytes / js.capacity_bytes;
+  if (fill < settings_.throttle_fill_pct) return;
+  if (fill >= settings_.checkpoint_fill_pct) {
+    std::lock_guard lk(mu_);
+    checkpoint_requested_ = true;
+  }
+  cv_.notify_all();
+  // At throttle_fill_pct writers are not slowed; half-way to full they are
+  // admitted at exactly the drain rate; beyond, slower than it, so the fill
+  // settles instead of hitting the wall.
+  double span = std::max(1.0, 100.0 - settings_.throttle_fill_pct);
+  double factor = 2.0 * (fill - settings_.throttle_fill_pct) / span;
+  double secs = factor * static_cast<double>(bytes + 4096) / std::max(1.0, drain_rate_.load());
+  secs = std::min(secs, 0.5);
+  if (secs < 1e-6) return;
+  throttle_sleeps_++;
+  throttle_ns_ += static_cast<uint64_t>(secs * 1e9);
+  std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+}
+
+Status Store::queue(Transaction t, Callback cb) {
+  if (t.empty()) return Status::Error(EINVAL, "empty transaction");
+  if (Status st = failed_status(); !st.ok()) return st;
+  Status st = stage_large_writes(t);
+  if (!st.ok()) return st;
+  throttle(t.data_bytes());
+
+  auto f = std::make_shared<InFlight>();
+  f->store = this;
+  f->cb = std::move(cb);
+  std::unique_lock sub(submit_mu_);
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_ || closed_) return Status::Error(ESHUTDOWN, "store " + dir_ + " is closing");
+  }
+  st = prepare(t, f->objs, f->colls);
+  if (!st.ok()) return st;
+  for (const strata_op &op : t.ops()) f->has_clone |= op.type == STRATA_OP_CLONE;
+  f->seq = next_seq_++;
+  std::string record = journal_ ? t.encode() : std::string();
+  f->bytes = record.size() + t.data_bytes() * (journal_ ? 0 : 1);
+  f->txn = std::move(t);
+  {
+    std::lock_guard lk(mu_);
+    for (const std::string &k : f->objs) pending_objects_[k]++;
+    for (const std::string &c : f->colls) pending_colls_[c]++;
+    ++in_flight_;
+    queue_.push_back(f);
+  }
+  cv_.notify_all();
+  if (journal_) {
+    // The journal holds a reference until its callback: in parallel mode the
+    // apply thread may finish with the transaction first.
+    auto *ref = new std::shared_ptr<InFlight>(f);
+    strata_err err{};
+    int rc = journal_->ops()->append(journal_->handle(), f->seq, record.data(), record.size(),
+                                     &Store::on_journal_durable, ref, &err);
+    if (rc < 0) {
+      delete ref;
+      Status e = Status::Error(rc, "journal append of seq " + std::to_string(f->seq) + " to " +
+                                       meta_.journal_path + ": " + err.msg);
+      fail(e);
+      return Status::OK();  // the callback reports the failure
+    }
+  }
+  return Status::OK();
+}
+
+void Store::on_journal_durable(void *arg, int rc) {
+  std::unique_ptr<std::shared_ptr<InFlight>> ref(static_cast<std::shared_ptr<InFlight> *>(arg));
+  std::shared_ptr<InFlight> f = *ref;
+  Store *self = f->store;
+  if (rc < 0) {
+    self->fail(Status::Error(rc, "journal write of seq " + std::to_string(f->seq) + " failed"));
+    return;
+  }
+  bool complete_now = false;
+  {
+    std::lock_guard lk(self->mu_);
+    f->durable = true;
+    complete_now = f->applied && !f->completed;
+    if (complete_now) f->completed = true;
+  }
+  if (complete_now)
+    self->complete(f, Status::OK());
+  else
+    self->cv_.notify_all();
+}
+
+void Store::complete(const std::shared_ptr<InFlight> &f, const Status &st) {
+  if (f->cb) f->cb(st);
+  {
+    std::lock_guard lk(mu_);
+    --in_flight_;
+  }
+  done_cv_.notify_all();
+}
+
+Status Store::submit(Transaction t) {
+  std::promise<Status> p;
+  auto fut = p.get_future();
+  Status st = queue(std::move(t), [&p](const Status &s) { p.set_value(s); });
+  if (!st.ok()) return st;
+  return fut.get();
+}
+
+void Store::drain() {
+  std::unique_lock lk(mu_);
+  done_cv_.wait(lk, [&] { return in_flight_ == 0; });
+}
+
+// --- apply thread --------------------------------------------------------
+
+Status Store::apply_one(InFlight &f) {
+  strata_txn txn{};
+  txn.seq = f.seq;
+  txn.ops = f.txn.ops().data();
+  txn.n_ops = f.txn.ops().size();
+  txn.flags = journal_ ? 0 : STRATA_TXN_SYNC;
+  strata_err err{};
+  int rc = backend_->ops()->apply(backend_->handle(), &txn, &err);
+  if (rc < 0)
+    return Status::Error(rc, "backend " + meta_.backend + " failed to apply seq " +
+                                 std::to_string(f.seq) + ": " + err.msg);
+  return Status::OK();
+}
+
+// Called with no apply running (apply thread, open, close).
+Status Store::checkpoint_locked_out(uint64_t seq) {
+  strata_err err{};
+  if (journal_ && parallel_apply_) {
+    // The checkpoint may contain transactions applied before their journal
+    // write finished; the journal must never be trimmed past what it holds.
+    int rc = journal_->ops()->flush(journal_->handle(), &err);
+    if (rc < 0) return Status::Error(rc, std::string("journal flush: ") + err.msg);
+  }
+  int rc = backend_->ops()->checkpoint(backend_->handle(), seq, &err);
+  if (rc < 0)
+    return Status::Error(rc, "backend " + meta_.backend + " checkpoint at seq " +
+                                 std::to_string(seq) + ": " + err.msg);
+  if (journal_) {
+    rc = journal_->ops()->trim(journal_->handle(), seq, &err);
+    if (rc < 0) return Status::Error(rc, std::string("journal trim: ") + err.msg);
+  }
+  auto now = Clock::now();
+  double window = std::chrono::duration<double>(now - last_checkpoint_).count();
+  if (bytes_since_checkpoint_ > 0 && window > 0) {
+    // Drain rate: what the backend absorbed, including its sync, per second.
+    double rate = bytes_since_checkpoint_ / std::max(window, 1e-3);
+    drain_rate_ = 0.5 * drain_rate_.load() + 0.5 * rate;
+  }
+  bytes_since_checkpoint_ = 0;
+  last_checkpoint_ = now;
+  checkpoints_++;
+  std::lock_guard lk(mu_);
+  committed_seq_ = std::max(committed_seq_, seq);
+  checkpoint_requested_ = false;
+  return Status::OK();
+}
+
+void Store::apply_loop() {
+  for (;;) {
+    std::shared_ptr<InFlight> f;
+    bool do_checkpoint = false;
+    uint64_t ckpt_seq = 0;
+    {
+      std::unique_lock lk(mu_);
+      auto ready = [&] {
+        return !queue_.empty() && (queue_.front()->durable || parallel_apply_ || !journal_);
+      };
+      auto idle_ckpt = [&] { return applied_seq_ > committed_seq_ && checkpoint_requested_; };
+      bool woke = cv_.wait_for(lk, std::chrono::milliseconds(settings_.checkpoint_interval_ms),
+                               [&] { return ready() || stopping_ || idle_ckpt() || !failed_.ok(); });
+      if (!failed_.ok()) return;
+      if (ready()) {
+        f = queue_.front();
+        queue_.pop_front();
+      } else if (stopping_) {
+        return;
+      } else if (applied_seq_ > committed_seq_ && (!woke || checkpoint_requested_)) {
+        do_checkpoint = true;
+        ckpt_seq = applied_seq_;
+      }
+    }
+    if (do_checkpoint) {
+      Status st = checkpoint_locked_out(ckpt_seq);
+      if (!st.ok()) fail(st);
+      continue;
+    }
+    if (!f) continue;
+
+    Status st = apply_one(*f);
+    if (!st.ok()) {
+      fail(st);
+      complete(f, st);
+      return;
+    }
+    bool complete_now = false;
+    {
+      std::lock_guard lk(mu_);
+      f->applied = true;
+      if (!journal_) f->durable = true;
+      applied_seq_ = f->seq;
+      for (const std::string &k : f->objs)
+        if (--pending_objects_[k] == 0) pending_objects_.erase(k);
+      for (const std::string &c : f->colls)
+        if (--pending_colls_[c] == 0) pending_colls_.erase(c);
+      complete_now = f->durable && !f->completed;
+      if (complete_now) f->completed = true;
+    }
+    done_cv_.notify_all();
+    if (complete_now) complete(f, Status::OK());
+
+    bytes_since_checkpoint_ += f->bytes;
+    bool need = (f->has_clone && !exact_replay_);
+    if (!need) {
+      auto since = Clock::now() - last_checkpoint_;
+      need = since >= std::chrono::milliseconds(settings_.checkpoint_interval_ms);
+    }
+    if (!need && journal_) {
+      strata_journal_stat js = journal_->stat();
+      need = js.capacity_bytes &&
+             100.0 * js.used_bytes / js.capacity_bytes >= settings_.checkpoint_fill_pct;
+    }
+    if (!need) {
+      std::lock_guard lk(mu_);
+      need = checkpoint_requested_;
+    }
+    if (need) {
+      Status cst = checkpoint_locked_out(f->seq);
+      if (!cst.ok()) fail(cst);
+    }
+  }
+}
+
+Status Store::checkpoint_now() {
+  drain();
+  uint64_t target;
+  {
+    std::lock_guard lk(mu_);
+    target = applied_seq_;
+    if (committed_seq_ >= target) return Status::OK();
+    checkpoint_requested_ = true;
+  }
+  cv_.notify_all();
+  std::unique_lock lk(mu_);
+  while (committed_seq_ < target && failed_.ok()) {
+    lk.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cv_.notify_all();
+    lk.lock();
+  }
+  return failed_;
+}
+
+void Store::fail(const Status &st) {
+  std::deque<std::shared_ptr<InFlight>> orphans;
+  {
+    std::lock_guard lk(mu_);
+    if (!failed_.ok()) return;
+    failed_ = st;
+    for (auto &f : queue_)
+      if (!f->completed) {
+        f->completed = true;
+        orphans.push_back(f);
+      }
+    queue_.clear();
+  }
+  log_.error("store", "store " + dir_ + " stopped accepting writes: " + st.ToString());
+  cv_.notify_all();
+  for (auto &f : orphans) complete(f, st);
+}
+
+Status Store::failed_status() const {
+  std::lock_guard lk(mu_);
+  return failed_;
+}
+
+// --- reads ---------------------------------------------------------------
+
+void Store::wait_object(std::string_view coll, std::string_view oid) {
+  std::string key = object_key(coll, oid);
+  std::string c(coll);
+  std::unique_lock lk(mu_);
+  done_cv_.wait(lk, [&] {
+    return !failed_.ok() || (!pending_objects_.count(key) && !pending_colls_.count(c));
+  });
+}
+
+void Store::wait_collection(std::string_view coll) {
+  std::string c(coll);
+  std::unique_lock lk(mu_);
+  done_cv_.wait(lk, [&] { return !failed_.ok() || !pending_colls_.count(c); });
+}
+
+namespace {
+
+// Calls a getxattr-style function (returns full length; copies when it fits)
+// until the buffer is large enough.
+template <class F>
+Result<std::string> fetch_value(F &&call, const std::string &what) {
+  std::string buf(256, '\0');
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    strata_err err{};
+    int64_t n = call(buf.data(), buf.size(), &err);
+    if (n < 0) return Status::Error(static_cast<int>(n), what + ": " + err.msg);
+    if (static_cast<uint64_t>(n) <= buf.size()) {
+      buf.resize(n);
+      return buf;
+    }
+    buf.assign(n, '\0');
+  }
+  return Status::Error(EIO, what + ": value keeps changing size");
+}
+
+}  // namespace
+
+Result<std::string> Store::read(std::string_view coll, std::string_view oid, uint64_t off,
+                                uint64_t len) {
+  wait_object(coll, oid);
+  std::string what = "read " + std::string(coll) + "/" + std::string(oid);
+  if (len == UINT64_MAX) {
+    auto st = stat(coll, oid);
+    if (!st.ok()) return st.status();
+    len = st->size > off ? st->size - off : 0;
+  }
+  std::string buf(len, '\0');
+  strata_err err{};
+  int64_t n = backend_->ops()->read(backend_->handle(), sl(coll), sl(oid), off, len, buf.data(), &err);
+  if (n < 0) return Status::Error(static_cast<int>(n), what + ": " + err.msg);
+  buf.resize(n);
+  return buf;
+}
+
+Result<strata_object_stat> Store::stat(std::string_view coll, std::string_view oid) {
+  wait_object(coll, oid);
+  strata_object_stat st{};
+  st.struct_size = sizeof st;
+  strata_err err{};
+  int rc = backend_->ops()->stat(backend_->handle(), sl(coll), sl(oid), &st, &err);
+  if (rc < 0)
+    return Status::Error(rc, "stat " + std::string(coll) + "/" + std::string(oid) + ": " + err.msg);
+  return st;
+}
+
+Result<std::string> Store::getxattr(std::string_view coll, std::string_view oid,
+                                    std::string_view name) {
+  wait_object(coll, oid);
+  return fetch_value(
+      [&](void *b, size_t cap, strata_err *e) {
+        return backend_->ops()->getxattr(backend_->handle(), sl(coll), sl(oid), sl(name), b, cap, e);
+      },
+      "getxattr " + std::string(coll) + "/" + std::string(oid) + " " + std::string(name));
+}
+
+Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view oid) {
+  wait_object(coll, oid);
+  KvList out;
+  strata_err err{};
+  auto cb = [](void *ctx, strata_slice k, strata_slice v) {
+    static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
+    return 0;
+  };
+  int rc = backend_->ops()->getxattrs(backend_->handle(), sl(coll), sl(oid), cb, &out, &err);
+  if (rc < 0) return Status::Error(rc, "getxattrs " + std::string(oid) + ": " + err.msg);
+  return out;
+}
+
+Result<std::string> Store::omap_get_header(std::string_view coll, std::string_view oid) {
+  wait_object(coll, oid);
+  return fetch_value(
+      [&](void *b, size_t cap, strata_err *e) {
+        return backend_->ops()->omap_get_header(backend_->handle(), sl(coll), sl(oid), b, cap, e);
+      },
+      "omap header " + std::string(coll) + "/" + std::string(oid));
+}
+
+Result<std::string> Store::omap_get(std::string_view coll, std::string_view oid,
+                                    std::string_view key) {
+  wait_object(coll, oid);
+  return fetch_value(
+      [&](void *b, size_t cap, strata_err *e) {
+        return backend_->ops()->omap_get(backend_->handle(), sl(coll), sl(oid), sl(key), b, cap, e);
+      },
+      "omap get " + std::string(coll) + "/" + std::string(oid));
+}
+
+Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view oid,
+                                       std::string_view start_after, std::string_view end,
+                                       uint64_t limit) {
+  wait_object(coll, oid);
+  KvList out;
+  strata_err err{};
+  auto cb = [](void *ctx, strata_slice k, strata_slice v) {
+    static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
+    return 0;
+  };
+  int rc = backend_->ops()->omap_iterate(backend_->handle(), sl(coll), sl(oid), sl(start_after),
+                                         sl(end), limit, cb, &out, &err);
+  if (rc < 0) return Status::Error(rc, "omap list " + std::string(oid) + ": " + err.msg);
+  return out;
+}
+
+Result<std::vector<std::string>> Store::list_objects(std::string_view coll,
+                                                     std::string_view start_after,
+                                                     uint64_t limit) {
+  wait_collection(coll);
+  std::vector<std::string> out;
+  strata_err err{};
+  auto cb = [](void *ctx, strata_slice n) {
+    static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
+    return 0;
+  };
+  int rc = backend_->ops()->list_objects(backend_->handle(), sl(coll), sl(start_after), limit, cb,
+                                         &out, &err);
+  if (rc < 0) return Status::Error(rc, "list " + std::string(coll) + ": " + err.msg);
+  return out;
+}
+
+Result<std::vector<std::string>> Store::list_collections() {
+  std::vector<std::string> out;
+  strata_err err{};
+  auto cb = [](void *ctx, strata_slice n) {
+    static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
+    return 0;
+  };
+  int rc = backend_->ops()->list_collections(backend_->handle(), cb, &out, &err);
+  if (rc < 0) return Status::Error(rc, std::string("list collections: ") + err.msg);
+  return out;
+}
+
+Result<strata_store_usage> Store::usage() {
+  strata_store_usage u{};
+  u.struct_size = sizeof u;
+  strata_err err{};
+  int rc = backend_->ops()->usage(backend_->handle(), &u, &err);
+  if (rc < 0) return Status::Error(rc, std::string("usage: ") + err.msg);
+  return u;
+}
+
+Result<int64_t> Store::fsck() {
+  drain();
+  strata_err err{};
+  int64_t n = backend_->ops()->fsck(backend_->handle(), &err);
+  if (n < 0) return Status::Error(static_cast<int>(n), std::string("fsck: ") + err.msg);
+  return n;
+}
+
+std::vector<std::string> Store::health_warnings() const {
+  std::vector<std::string> w;
+  if (journal_ && (journal_->caps() & STRATA_JOURNAL_CAP_VOLATILE))
+    w.push_back("journal '" + meta_.journal + "' at " + meta_.journal_path +
+                " is volatile: a power loss or reboot loses acknowledged writes not yet "
+                "checkpointed (at most checkpoint_interval_ms = " +
+                std::to_string(settings_.checkpoint_interval_ms) + " ms of writes)");
+  if (Status st = failed_status(); !st.ok()) w.push_back("store failed: " + st.ToString());
+  return w;
+}
+
+StoreStats Store::stats() {
+  StoreStats s;
+  {
+    std::lock_guard lk(mu_);
+    s.applied_seq = applied_seq_;
+    s.committed_seq = committed_seq_;
+  }
+  {
+    std::lock_guard lk(submit_mu_);
+    s.submitted_seq = next_seq_ - 1;
+  }
+  s.checkpoints = checkpoints_;
+  s.throttle_sleeps = throttle_sleeps_;
+  s.throttle_seconds = throttle_ns_ / 1e9;
+  s.drain_bytes_per_sec = drain_rate_;
+  s.staged_writes = staged_writes_;
+  if (journal_) {
+    s.has_journal = true;
+    s.journal = journal_->stat();
+  }
+  return s;
+}
+
+// --- journal swap --------------------------------------------------------
+
+Status Store::journal_swap(const host::PluginRegistry &reg, const std::string &dir,
+                           const std::string &journal, const std::string &journal_path,
+                           uint64_t journal_size, const OptionList &journal_options,
+                           Logger &log) {
+  StoreMeta old_meta;
+  {
+    // Opening replays whatever the old journal holds; closing checkpoints the
+    // backend and trims the journal, so it holds nothing the store needs.
+    StoreSettings s;
+    auto store = Store::open(reg, dir, s, log);
+    if (!store.ok()) return store.status();
+    old_meta = (*store)->meta();
+    Status st = (*store)->close();
+    if (!st.ok()) return st.Context("closing store for journal swap");
+  }
+  StoreMeta m = old_meta;
+  m.journal = journal;
+  m.journal_options.clear();
+  m.journal_path.clear();
+  if (journal != "none") {
+    auto jp = reg.find(STRATA_KIND_JOURNAL, journal);
+    if (!jp.ok()) return jp.status();
+    m.journal_options = plugin_options_with_defaults(*jp, journal_options);
+    m.journal_path = journal_path.empty() ? default_journal_path(dir, journal, m.fsid) : journal_path;
+    m.journal_size = journal_size;
+    if (m.journal_path == old_meta.journal_path && journal != old_meta.journal)
+      return Status::Error(EINVAL, "journal-swap: new journal path " + m.journal_path +
+                                       " is the old journal's; choose another path");
+    Status st = JournalInstance::create(*jp, m.journal_path, m.journal_size, m.journal_options, log);
+    if (!st.ok()) return st;
+  } else {
+    auto bp = reg.find(STRATA_KIND_OBJECTSTORE, m.backend);
+    if (!bp.ok()) return bp.status();
+    auto b = BackendInstance::open(*bp, m.backend_dir(dir), m.backend_options, log);
+    if (!b.ok()) return b.status();
+    if (!((*b)->caps() & STRATA_OS_CAP_SELF_DURABLE))
+      return Status::Error(EINVAL, "backend " + m.backend + " cannot run without a journal");
+  }
+  // The switch point: once the identity file names the new journal, the old
+  // one is garbage. A crash before this line leaves the old (empty) journal
+  // in use; after it, the new one.
+  Status st = m.save(dir);
+  if (!st.ok()) return st;
+  if (old_meta.journal != "none" && old_meta.journal_path != m.journal_path) {
+    auto op = reg.find(STRATA_KIND_JOURNAL, old_meta.journal);
+    if (op.ok()) {
+      Status d = JournalInstance::destroy(*op, old_meta.journal_path, old_meta.journal_options, log);
+      if (!d.ok()) log.warn("store", "old journal left behind: " + d.ToString());
+    }
+  }
+  log.info("store", "journal of " + dir + " moved from " + old_meta.journal + " (" +
+                        old_meta.journal_path + ") to " + m.journal + " (" + m.journal_path + ")");
+  return Status::OK();
+}
+
+}  // namespace strata::store

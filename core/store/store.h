@@ -1,0 +1,212 @@
+// The object store an OSD runs: one backend plugin + one journal plugin,
+// composed by the host.
+//
+// Write path (write-ahead): queue() validates the transaction, resolves
+// appends to absolute writes, moves large full-object writes to staged
+// writes (their bytes go straight to the backend, only metadata is
+// journaled), assigns the next sequence number and appends the encoded
+// transaction to the journal. The apply thread applies transactions in
+// sequence order once they are durable (or at once, in parallel with the
+// journal, for backends that roll back to their last checkpoint after a
+// crash), then runs the caller's callback: a callback means durable AND
+// visible to reads. The apply thread checkpoints the backend periodically and
+// when the journal fills, then trims the journal.
+//
+// Back-pressure: above throttle_fill_pct of journal fill, each queue() sleeps
+// in proportion to its bytes over the measured drain rate (bytes
+// checkpointed per second), growing smoothly with the fill, so writers settle
+// at the speed the backend absorbs instead of running into a full journal.
+//
+// Threading: every public method is thread-safe. Callbacks run on store
+// threads and must not call close().
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/log.h"
+#include "common/status.h"
+#include "host/plugin_loader.h"
+#include "store/plugin_instances.h"
+#include "store/store_meta.h"
+#include "store/transaction.h"
+
+namespace strata::store {
+
+struct StoreSettings {
+  int64_t checkpoint_interval_ms = 2000;
+  int64_t checkpoint_fill_pct = 40;
+  int64_t throttle_fill_pct = 50;
+  uint64_t stage_threshold = 128 * 1024;  // 0 = never stage
+};
+
+struct MkfsParams {
+  std::string dir;
+  std::string backend;
+  std::string journal;       // plugin name or "none"
+  std::string journal_path;  // "" = default for the journal kind
+  uint64_t journal_size = 1ull << 30;
+  OptionList backend_options;  // validated; defaults filled by mkfs
+  OptionList journal_options;
+};
+
+struct ReplayReport {
+  uint64_t committed_seq = 0;  // backend checkpoint the replay started from
+  uint64_t records = 0;        // transactions re-applied
+  uint64_t last_seq = 0;
+  uint64_t torn_bytes = 0;
+  std::string detail;
+};
+
+struct StoreStats {
+  uint64_t submitted_seq = 0, applied_seq = 0, committed_seq = 0;
+  uint64_t checkpoints = 0;
+  uint64_t throttle_sleeps = 0;
+  double throttle_seconds = 0;
+  double drain_bytes_per_sec = 0;
+  uint64_t staged_writes = 0;
+  strata_journal_stat journal{};
+  bool has_journal = false;
+};
+
+class Store {
+ public:
+  using Callback = std::function<void(const Status &)>;
+  using KvList = std::vector<std::pair<std::string, std::string>>;
+
+  static Status mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger &log);
+  // Opens and replays. Fails if the journal is corrupt before its tail, if
+  // another process has the store open, or if a plugin is missing.
+  static Result<std::unique_ptr<Store>> open(const host::PluginRegistry &reg,
+                                             const std::string &dir, const StoreSettings &s,
+                                             Logger &log);
+  // Moves the journal of a closed store to new media: opens the store
+  // (replaying), checkpoints, creates the new journal, re-points the store
+  // identity file at it, removes the old one.
+  static Status journal_swap(const host::PluginRegistry &reg, const std::string &dir,
+                             const std::string &journal, const std::string &journal_path,
+                             uint64_t journal_size, const OptionList &journal_options,
+                             Logger &log);
+
+  ~Store();
+  // Waits for every queued transaction, checkpoints, trims, closes plugins.
+  Status close();
+
+  // Queues t. On success cb runs exactly once, when t is durable and
+  // visible (or with an error if the store failed). On a rejected
+  // transaction (bad collection, store failed or closing) returns the error
+  // and never calls cb.
+  Status queue(Transaction t, Callback cb);
+  // queue() and wait.
+  Status submit(Transaction t);
+  // Waits until everything queued so far has completed.
+  void drain();
+  Status checkpoint_now();
+
+  // Reads wait for in-flight transactions touching the object (or its
+  // collection) so that they never see half of one.
+  Result<std::string> read(std::string_view coll, std::string_view oid, uint64_t off = 0,
+                           uint64_t len = UINT64_MAX);
+  Result<strata_object_stat> stat(std::string_view coll, std::string_view oid);
+  Result<std::string> getxattr(std::string_view coll, std::string_view oid, std::string_view name);
+  Result<KvList> getxattrs(std::string_view coll, std::string_view oid);
+  Result<std::string> omap_get_header(std::string_view coll, std::string_view oid);
+  Result<std::string> omap_get(std::string_view coll, std::string_view oid, std::string_view key);
+  Result<KvList> omap_list(std::string_view coll, std::string_view oid,
+                           std::string_view start_after = {}, std::string_view end = {},
+                           uint64_t limit = 0);
+  Result<std::vector<std::string>> list_objects(std::string_view coll,
+                                                std::string_view start_after = {},
+                                                uint64_t limit = 0);
+  Result<std::vector<std::string>> list_collections();
+  Result<strata_store_usage> usage();
+  // Backend fsck; problems are logged. Returns the number found.
+  Result<int64_t> fsck();
+
+  const StoreMeta &meta() const { return meta_; }
+  const ReplayReport &replay_report() const { return replay_; }
+  uint64_t backend_caps() const { return backend_->caps(); }
+  uint64_t journal_caps() const { return journal_ ? journal_->caps() : 0; }
+  // e.g. the volatile-journal warning; empty when healthy.
+  std::vector<std::string> health_warnings() const;
+  StoreStats stats();
+
+ private:
+  struct InFlight;
+  Store(Logger &log) : log_(log) {}
+
+  Status open_impl(const host::PluginRegistry &reg, const std::string &dir,
+                   const StoreSettings &s);
+  Status replay();
+  Status apply_one(InFlight &f);
+  Status checkpoint_locked_out(uint64_t seq);  // apply thread only
+  void apply_loop();
+  void complete(const std::shared_ptr<InFlight> &f, const Status &st);
+  static void on_journal_durable(void *arg, int rc);
+  void throttle(uint64_t bytes);
+  Status prepare(Transaction &t, std::vector<std::string> &touched_objs,
+                 std::vector<std::string> &touched_colls);
+  Status stage_large_writes(Transaction &t);
+  uint64_t tracked_size(std::string_view coll, std::string_view oid);
+  void wait_object(std::string_view coll, std::string_view oid);
+  void wait_collection(std::string_view coll);
+  void fail(const Status &st);
+  Status failed_status() const;
+
+  Logger &log_;
+  std::string dir_;
+  StoreMeta meta_;
+  StoreSettings settings_;
+  std::unique_ptr<BackendInstance> backend_;
+  std::unique_ptr<JournalInstance> journal_;
+  int lock_fd_ = -1;
+  bool parallel_apply_ = false;  // ROLLBACK_CHECKPOINT backends
+  bool exact_replay_ = false;
+  ReplayReport replay_;
+
+  // Submission: serialises seq assignment and journal append order.
+  std::mutex submit_mu_;
+  std::mutex stage_mu_;
+  uint64_t next_seq_ = 1;                    // GUARDED_BY(submit_mu_)
+  std::set<std::string> collections_;        // as of the last submitted txn; GUARDED_BY(submit_mu_)
+  std::map<std::string, std::optional<uint64_t>> sizes_;  // in-flight objects; GUARDED_BY(submit_mu_)
+
+  // Apply queue and in-flight accounting.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;        // apply thread: work or stop
+  std::condition_variable done_cv_;   // readers and drain(): progress
+  std::deque<std::shared_ptr<InFlight>> queue_;    // GUARDED_BY(mu_), seq order
+  std::map<std::string, int> pending_objects_;     // GUARDED_BY(mu_)
+  std::map<std::string, int> pending_colls_;       // GUARDED_BY(mu_)
+  uint64_t in_flight_ = 0;                         // GUARDED_BY(mu_)
+  uint64_t applied_seq_ = 0, committed_seq_ = 0;   // GUARDED_BY(mu_)
+  bool stopping_ = false;
+  bool checkpoint_requested_ = false;
+  Status failed_;                                   // GUARDED_BY(mu_)
+  std::thread apply_thread_;
+
+  // Checkpoint and throttle bookkeeping (apply thread writes, others read).
+  std::chrono::steady_clock::time_point last_checkpoint_;
+  uint64_t bytes_since_checkpoint_ = 0;
+  std::atomic<double> drain_rate_{64.0 * 1024 * 1024};
+  std::atomic<uint64_t> checkpoints_{0}, throttle_sleeps_{0}, staged_writes_{0};
+  std::atomic<uint64_t> throttle_ns_{0};
+  bool closed_ = false;
+};
+
+// The default journal path for a journal plugin of that name.
+std::string default_journal_path(const std::string &dir, const std::string &journal,
+                                 const std::string &fsid);
+
+}  // namespace strata::store

@@ -1,0 +1,142 @@
+#include "store/transaction.h"
+
+#include <cstring>
+
+namespace strata::store {
+
+namespace {
+
+constexpr uint32_t kMagic = 0x31585453;  // "STX1"
+
+void put_u32(std::string &out, uint32_t v) { out.append(reinterpret_cast<char *>(&v), 4); }
+void put_u64(std::string &out, uint64_t v) { out.append(reinterpret_cast<char *>(&v), 8); }
+void put_bytes(std::string &out, strata_slice s) {
+  put_u32(out, static_cast<uint32_t>(s.len));
+  out.append(s.data ? s.data : "", s.len);
+}
+
+// Bounds-checked reader: every short read is a decode error, never UB.
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  bool u32(uint32_t &v) { return raw(&v, 4); }
+  bool u64(uint64_t &v) { return raw(&v, 8); }
+  bool bytes(std::string_view &v, uint32_t max) {
+    uint32_t n;
+    if (!u32(n) || n > max || n > b_.size() - pos_) return false;
+    v = b_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+  size_t pos() const { return pos_; }
+  bool done() const { return pos_ == b_.size(); }
+
+ private:
+  bool raw(void *p, size_t n) {
+    if (b_.size() - pos_ < n) return false;
+    std::memcpy(p, b_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  std::string_view b_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string_view Transaction::keep(std::string_view s) {
+  if (s.empty()) return {};
+  storage_.emplace_back(s);
+  return storage_.back();
+}
+
+Transaction &Transaction::add(uint32_t type, std::string_view c, std::string_view o,
+                              std::string_view k, std::string_view v, uint64_t offset,
+                              uint64_t length) {
+  strata_op op{};
+  op.type = type;
+  auto sc = keep(c), so = keep(o), sk = keep(k), sv = keep(v);
+  op.collection = {sc.data(), sc.size()};
+  op.object = {so.data(), so.size()};
+  op.key = {sk.data(), sk.size()};
+  op.value = {sv.data(), sv.size()};
+  op.offset = offset;
+  op.length = length;
+  ops_.push_back(op);
+  return *this;
+}
+
+uint64_t Transaction::data_bytes() const {
+  uint64_t n = 0;
+  for (const strata_op &op : ops_) n += op.value.len + op.key.len;
+  return n;
+}
+
+std::string Transaction::encode() const {
+  std::string out;
+  size_t est = 8;
+  for (const strata_op &op : ops_)
+    est += 36 + op.collection.len + op.object.len + op.key.len + op.value.len;
+  out.reserve(est);
+  put_u32(out, kMagic);
+  put_u32(out, static_cast<uint32_t>(ops_.size()));
+  for (const strata_op &op : ops_) {
+    put_u32(out, op.type);
+    put_u64(out, op.offset);
+    put_u64(out, op.length);
+    put_bytes(out, op.collection);
+    put_bytes(out, op.object);
+    put_bytes(out, op.key);
+    put_bytes(out, op.value);
+  }
+  return out;
+}
+
+Result<Transaction> Transaction::decode(std::string_view bytes) {
+  Reader r(bytes);
+  uint32_t magic, n;
+  if (!r.u32(magic) || magic != kMagic)
+    return Status::Error(EBADMSG, "transaction record: bad magic");
+  if (!r.u32(n) || n > bytes.size() / 36 + 1)
+    return Status::Error(EBADMSG, "transaction record: bad op count");
+  Transaction t;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t type;
+    uint64_t off, len;
+    std::string_view c, o, k, v;
+    if (!r.u32(type) || !r.u64(off) || !r.u64(len) || !r.bytes(c, 4096) || !r.bytes(o, 65536) ||
+        !r.bytes(k, 65536) || !r.bytes(v, UINT32_MAX))
+      return Status::Error(EBADMSG, "transaction record: op " + std::to_string(i) +
+                                        " truncated or oversized at byte " +
+                                        std::to_string(r.pos()));
+    t.add(type, c, o, k, v, off, len);
+  }
+  if (!r.done()) return Status::Error(EBADMSG, "transaction record: trailing bytes");
+  return t;
+}
+
+const char *op_name(uint32_t type) {
+  switch (type) {
+    case STRATA_OP_MKCOLL: return "mkcoll";
+    case STRATA_OP_RMCOLL: return "rmcoll";
+    case STRATA_OP_TOUCH: return "touch";
+    case STRATA_OP_WRITE: return "write";
+    case STRATA_OP_WRITE_FULL: return "write_full";
+    case STRATA_OP_TRUNCATE: return "truncate";
+    case STRATA_OP_ZERO: return "zero";
+    case STRATA_OP_REMOVE: return "remove";
+    case STRATA_OP_SETXATTR: return "setxattr";
+    case STRATA_OP_RMXATTR: return "rmxattr";
+    case STRATA_OP_OMAP_SET: return "omap_set";
+    case STRATA_OP_OMAP_RM: return "omap_rm";
+    case STRATA_OP_OMAP_CLEAR: return "omap_clear";
+    case STRATA_OP_OMAP_SET_HEADER: return "omap_set_header";
+    case STRATA_OP_OMAP_RM_RANGE: return "omap_rm_range";
+    case STRATA_OP_CLONE: return "clone";
+    case STRATA_OP_WRITE_STAGED: return "write_staged";
+    case kOpAppend: return "append";
+    default: return "unknown";
+  }
+}
+
+}  // namespace strata::store
