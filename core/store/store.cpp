@@ -223,6 +223,7 @@ Status Store::replay() {
     committed_seq_ = committed;
   }
   next_seq_ = last + 1;
+  submitted_seq_ = last;
   if (last > committed) {
     Status st = checkpoint_locked_out(last);
     if (!st.ok()) return st;
@@ -277,11 +278,7 @@ Status Store::stage_large_writes(Transaction &t) {
     if (op.type != STRATA_OP_WRITE_FULL || op.value.len < settings_.stage_threshold) continue;
     uint64_t id = 0;
     strata_err err{};
-    int rc;
-    {
-      std::lock_guard lk(stage_mu_);
-      rc = backend_->ops()->stage_write(backend_->handle(), op.value.data, op.value.len, &id, &err);
-    }
+    int rc = backend_->ops()->stage_write(backend_->handle(), op.value.data, op.value.len, &id, &err);
     if (rc < 0)
       return Status::Error(rc, "staging " + std::to_string(op.value.len) + " bytes for " +
                                    describe(op) + ": " + err.msg);
@@ -451,6 +448,7 @@ Status Store::queue(Transaction t, Callback cb) {
   if (!st.ok()) return st;
   for (const strata_op &op : t.ops()) f->has_clone |= op.type == STRATA_OP_CLONE;
   f->seq = next_seq_++;
+  submitted_seq_ = f->seq;
   std::string record = journal_ ? t.encode() : std::string();
   f->bytes = record.size() + t.data_bytes() * (journal_ ? 0 : 1);
   f->txn = std::move(t);
@@ -548,6 +546,7 @@ Status Store::checkpoint_locked_out(uint64_t seq) {
     int rc = journal_->ops()->flush(journal_->handle(), &err);
     if (rc < 0) return Status::Error(rc, std::string("journal flush: ") + err.msg);
   }
+  auto start = Clock::now();
   int rc = backend_->ops()->checkpoint(backend_->handle(), seq, &err);
   if (rc < 0)
     return Status::Error(rc, "backend " + meta_.backend + " checkpoint at seq " +
@@ -557,13 +556,16 @@ Status Store::checkpoint_locked_out(uint64_t seq) {
     if (rc < 0) return Status::Error(rc, std::string("journal trim: ") + err.msg);
   }
   auto now = Clock::now();
-  double window = std::chrono::duration<double>(now - last_checkpoint_).count();
-  if (bytes_since_checkpoint_ > 0 && window > 0) {
-    // Drain rate: what the backend absorbed, including its sync, per second.
-    double rate = bytes_since_checkpoint_ / std::max(window, 1e-3);
+  busy_since_checkpoint_ += now - start;
+  double busy = std::chrono::duration<double>(busy_since_checkpoint_).count();
+  if (bytes_since_checkpoint_ > 0 && busy > 0) {
+    // Drain rate: what the backend absorbed per second of its own work,
+    // applying plus syncing, i.e. how fast the journal can be emptied.
+    double rate = bytes_since_checkpoint_ / std::max(busy, 1e-4);
     drain_rate_ = 0.5 * drain_rate_.load() + 0.5 * rate;
   }
   bytes_since_checkpoint_ = 0;
+  busy_since_checkpoint_ = {};
   last_checkpoint_ = now;
   checkpoints_++;
   std::lock_guard lk(mu_);
@@ -603,7 +605,9 @@ void Store::apply_loop() {
     }
     if (!f) continue;
 
+    auto apply_start = Clock::now();
     Status st = apply_one(*f);
+    busy_since_checkpoint_ += Clock::now() - apply_start;
     if (!st.ok()) {
       fail(st);
       complete(f, st);
@@ -878,10 +882,7 @@ StoreStats Store::stats() {
     s.applied_seq = applied_seq_;
     s.committed_seq = committed_seq_;
   }
-  {
-    std::lock_guard lk(submit_mu_);
-    s.submitted_seq = next_seq_ - 1;
-  }
+  s.submitted_seq = submitted_seq_;
   s.checkpoints = checkpoints_;
   s.throttle_sleeps = throttle_sleeps_;
   s.throttle_seconds = throttle_ns_ / 1e9;

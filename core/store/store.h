@@ -177,8 +177,8 @@ class Store {
 
   // Submission: serialises seq assignment and journal append order.
   std::mutex submit_mu_;
-  std::mutex stage_mu_;
   uint64_t next_seq_ = 1;                    // GUARDED_BY(submit_mu_)
+  std::atomic<uint64_t> submitted_seq_{0};   // for stats() without the submit lock
   std::set<std::string> collections_;        // as of the last submitted txn; GUARDED_BY(submit_mu_)
   std::map<std::string, std::optional<uint64_t>> sizes_;  // in-flight objects; GUARDED_BY(submit_mu_)
 
@@ -199,6 +199,9 @@ class Store {
   // Checkpoint and throttle bookkeeping (apply thread writes, others read).
   std::chrono::steady_clock::time_point last_checkpoint_;
   uint64_t bytes_since_checkpoint_ = 0;
+  // Time spent applying and checkpointing since the last checkpoint: the
+  // drain rate is bytes over busy time, so idle periods do not drag it down.
+  std::chrono::nanoseconds busy_since_checkpoint_{0};
   std::atomic<double> drain_rate_{64.0 * 1024 * 1024};
   std::atomic<uint64_t> checkpoints_{0}, throttle_sleeps_{0}, staged_writes_{0};
   std::atomic<uint64_t> throttle_ns_{0};

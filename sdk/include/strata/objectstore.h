@@ -27,8 +27,8 @@
  *     STRATA_OS_CAP_EXACT_REPLAY.
  *   - make everything applied durable on checkpoint(seq) and remember seq.
  *
- * Threading. apply, checkpoint and stage_* are called by one host thread at a
- * time. The read functions may be called from any number of threads
+ * Threading. apply, checkpoint and stage_release_unused are called by one
+ * host thread at a time; stage_write may be called concurrently by several. The read functions may be called from any number of threads
  * concurrently with each other and with apply/checkpoint.
  */
 #ifndef STRATA_OBJECTSTORE_H
@@ -210,8 +210,9 @@ typedef struct strata_objectstore_ops {
    * object. A stage must stay readable until a checkpoint covering the
    * transaction that consumed it has completed (replay may bind it again);
    * a stage the journal never referenced is removed by stage_release.
-   * Called by the host's submit path (one thread at a time, but concurrently
-   * with apply/checkpoint). */
+   * Thread-safe: the host's submitters call it from several threads at once,
+   * concurrently with apply and checkpoint, so that large writes stream in
+   * parallel (one 4 MiB write at a time cannot keep a disk busy). */
   int (*stage_write)(strata_objectstore *os, const void *data, size_t len, uint64_t *stage_id,
                      strata_err *err);
   /* Drop every stage not consumed by an applied transaction. The host calls
