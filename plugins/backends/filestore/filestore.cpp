@@ -1,0 +1,242 @@
+// FileStore lifecycle (mkfs, open, close), the write side (apply,
+// checkpoint, staged writes) and usage. Reads are in filestore_read.cpp,
+// fsck in filestore_fsck.cpp.
+#include "filestore/filestore.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "filestore/file_data.h"
+#include "filestore/store_layout.h"
+#include "filestore/txn_applier.h"
+
+namespace strata::filestore {
+namespace {
+
+std::string require_path(const sdk::OpenArgs &args) {
+  std::string path = args.path();
+  if (path.empty()) throw sdk::Error(EINVAL, "no store path given");
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+kvdb::OpenOptions db_options(kvdb::Engine engine, const FileStoreOptions &opts, bool create) {
+  kvdb::OpenOptions o;
+  o.engine = engine;
+  o.create_if_missing = create;
+  o.cache_bytes = opts.meta_cache_bytes;
+  return o;
+}
+
+uint64_t read_committed_seq(const kvdb::Database &db) {
+  std::string bytes;
+  if (!db.get(schema::committed_seq_key(), &bytes))
+    throw sdk::Error(EUCLEAN, "metadata database " + db.path() + " has no committed seq");
+  auto seq = schema::decode_u64(bytes);
+  if (!seq) throw sdk::Error(EUCLEAN, "metadata database " + db.path() + ": damaged committed seq");
+  return *seq;
+}
+
+void check_format(const kvdb::Database &db) {
+  std::string format;
+  if (!db.get(schema::format_key(), &format))
+    throw sdk::Error(EUCLEAN, "metadata database " + db.path() + " has no format record");
+  if (format != schema::kFormat)
+    throw sdk::Error(EINVAL, "metadata database " + db.path() + " has format '" + format +
+                                 "', this plugin reads '" + std::string(schema::kFormat) + "'");
+}
+
+uint64_t count_objects(const kvdb::Database &db) {
+  schema::KeyRange r = schema::all_objects();
+  auto it = db.iterate({r.begin, r.end});
+  uint64_t n = 0;
+  for (it->seek_to_first(); it->valid(); it->next()) ++n;
+  return n;
+}
+
+// Whether FICLONE works on the file system of `dir` (XFS needs reflink=1).
+bool probe_reflink(const std::string &dir) {
+  std::string src = dir + "/reflink-probe.src", dst = dir + "/reflink-probe.dst";
+  bool works = false;
+  {
+    UniqueFd a = open_file(src, O_RDWR | O_CREAT | O_TRUNC);
+    UniqueFd b = open_file(dst, O_RDWR | O_CREAT | O_TRUNC);
+    std::vector<char> block(4096, 'r');
+    pwrite_all(a.get(), block.data(), block.size(), 0, src);
+    works = try_reflink(a.get(), b.get(), dst);
+  }
+  unlink_if_exists(src);
+  unlink_if_exists(dst);
+  return works;
+}
+
+// The descriptor cache may use at most a quarter of the process's open-file
+// limit: the metadata database, the journal and the messenger need the rest.
+size_t fd_cache_budget(size_t wanted) {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+  size_t budget = std::max<size_t>(16, static_cast<size_t>(limit.rlim_cur / 4));
+  return std::min(wanted, budget);
+}
+
+}  // namespace
+
+// The checkpoint building blocks over this store's database and files.
+class FileStore::Steps final : public CheckpointSteps {
+ public:
+  explicit Steps(FileStore &s) : s_(s) {}
+  void flush_metadata() override { s_.db_->flush(); }
+  void record_seq(uint64_t seq, bool sync) override {
+    kvdb::Batch b;
+    b.put(schema::committed_seq_key(), schema::encode_u64(seq));
+    kvdb::WriteOptions wo;
+    wo.sync = sync;
+    wo.disable_wal = !sync;
+    s_.db_->write(b, wo);
+  }
+  void sync_files() override { sync_file_system(s_.live_fd_.get(), s_.live_); }
+
+ private:
+  FileStore &s_;
+};
+
+void FileStore::mkfs(const sdk::OpenArgs &args, Checkpointer &checkpointer) {
+  std::string root = require_path(args);
+  make_dir(root);
+  checkpointer.check_file_system(root);
+  if (auto existing = layout::read_marker(root))
+    throw sdk::Error(EEXIST, "a " + existing->backend + " store already exists at " + root);
+  FileStoreOptions opts = FileStoreOptions::from(args);
+
+  std::string live = checkpointer.create_live_area(root);
+  DataFiles::create_layout(layout::data_dir(live));
+  StageArea::create_layout(layout::stage_dir(root));
+  {
+    auto db = kvdb::Database::open(layout::meta_dir(live),
+                                   db_options(opts.meta_engine, opts, /*create=*/true));
+    kvdb::Batch b;
+    b.put(schema::format_key(), schema::kFormat);
+    b.put(schema::committed_seq_key(), schema::encode_u64(0));
+    kvdb::WriteOptions wo;
+    wo.sync = true;
+    db->write(b, wo);
+  }
+  UniqueFd live_fd = open_dir(live);
+  sync_file_system(live_fd.get(), live);
+  checkpointer.finish_mkfs(root);
+  // Last: a store without its marker is an interrupted mkfs, which may run again.
+  layout::write_marker(root, {checkpointer.backend_name(), kvdb::engine_name(opts.meta_engine)});
+}
+
+std::unique_ptr<FileStore> FileStore::open(const sdk::OpenArgs &args,
+                                           std::unique_ptr<Checkpointer> checkpointer) {
+  std::string root = require_path(args);
+  checkpointer->check_file_system(root);
+  auto marker = layout::read_marker(root);
+  if (!marker) throw sdk::Error(ENOENT, "no store at " + root + " (run mkfs first)");
+  if (marker->backend != checkpointer->backend_name())
+    throw sdk::Error(EINVAL, "the store at " + root + " was made by the " + marker->backend +
+                                 " backend, not " + checkpointer->backend_name());
+  FileStoreOptions opts = FileStoreOptions::from(args);
+  const size_t wanted_fds = opts.fd_cache_size;
+  opts.fd_cache_size = fd_cache_budget(wanted_fds);
+  // The engine is fixed at mkfs; the marker wins over the option.
+  kvdb::Engine engine = kvdb::engine_from_name(marker->meta_engine);
+
+  UniqueFd lock = layout::lock_store(root);
+  std::string live = checkpointer->open_live_area(root);
+  auto db = kvdb::Database::open(layout::meta_dir(live), db_options(engine, opts, false));
+  check_format(*db);
+  auto store = std::unique_ptr<FileStore>(new FileStore(
+      root, live, std::move(lock), std::move(checkpointer), opts, std::move(db), args.host()));
+  if (opts.fd_cache_size < wanted_fds)
+    store->log_.log(STRATA_LOG_WARN,
+                    "store %s: fd_cache_size lowered from %zu to %zu to fit the open-file limit",
+                    root.c_str(), wanted_fds, opts.fd_cache_size);
+  if (opts.meta_engine != engine)
+    store->log_.log(STRATA_LOG_INFO, "store %s keeps its metadata in %s (meta_engine=%s ignored)",
+                    root.c_str(), kvdb::engine_name(engine), kvdb::engine_name(opts.meta_engine));
+  return store;
+}
+
+FileStore::FileStore(std::string root, std::string live, UniqueFd lock,
+                     std::unique_ptr<Checkpointer> checkpointer, const FileStoreOptions &options,
+                     std::unique_ptr<kvdb::Database> db, const strata_host_services *host)
+    : root_(std::move(root)),
+      live_(std::move(live)),
+      lock_(std::move(lock)),
+      checkpointer_(std::move(checkpointer)),
+      log_(host),
+      db_(std::move(db)),
+      data_(layout::data_dir(live_), options.fd_cache_size),
+      stage_(layout::stage_dir(root_)),
+      live_fd_(open_dir(live_)) {
+  committed_seq_ = read_committed_seq(*db_);
+  n_objects_ = count_objects(*db_);
+  bool reflink = probe_reflink(live_);
+  capabilities_ = checkpointer_->capabilities(reflink);
+  log_.log(STRATA_LOG_INFO,
+           "%s store %s opened: committed seq %llu, %llu objects, metadata in %s, reflink %s",
+           checkpointer_->backend_name(), root_.c_str(),
+           static_cast<unsigned long long>(committed_seq_.load()),
+           static_cast<unsigned long long>(n_objects_.load()), kvdb::engine_name(db_->engine()),
+           reflink ? "yes" : "no");
+}
+
+FileStore::~FileStore() {
+  data_.forget_all();
+  db_.reset();
+}
+
+void FileStore::apply(const strata_txn &txn) {
+  // Already durable (a checkpoint, or a CLONE transaction, recorded it).
+  if (txn.seq <= committed_seq_.load()) return;
+  const bool exact_replay = (capabilities_ & STRATA_OS_CAP_EXACT_REPLAY) != 0;
+  TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay);
+  TxnApplier::Outcome outcome = applier.apply_ops(txn);
+  if (outcome.cloned && !exact_replay) {
+    // A CLONE reads another object, so replaying its transaction over files
+    // that later ops already changed could copy the wrong bytes. Make the
+    // whole transaction durable now, committed together with its seq, so it
+    // is never replayed once its metadata exists (the host checkpoints right
+    // after it anyway, which then finds nothing left to sync).
+    sync_file_system(live_fd_.get(), live_);
+    applier.commit_durable_as(txn.seq);
+    committed_seq_ = txn.seq;
+  } else {
+    applier.commit();
+  }
+  n_objects_ += static_cast<uint64_t>(outcome.object_delta);  // wraps right for negatives
+}
+
+void FileStore::checkpoint(uint64_t seq) {
+  // Every stage consumed so far belongs to a transaction this checkpoint
+  // covers (apply and checkpoint share one thread).
+  std::vector<uint64_t> consumed = stage_.consumed();
+  Steps steps(*this);
+  checkpointer_->checkpoint(seq, steps);
+  committed_seq_ = seq;
+  stage_.drop_consumed(consumed);
+}
+
+uint64_t FileStore::stage_write(const void *data, size_t len) { return stage_.write(data, len); }
+
+void FileStore::stage_release_unused() { stage_.release_unused(); }
+
+strata_store_usage FileStore::usage() {
+  struct statvfs vfs;
+  if (::statvfs(root_.c_str(), &vfs) != 0) throw_errno(errno, "statvfs " + root_);
+  strata_store_usage u{};
+  u.struct_size = sizeof u;
+  u.total_bytes = uint64_t{vfs.f_blocks} * vfs.f_frsize;
+  u.used_bytes = uint64_t{vfs.f_blocks - vfs.f_bfree} * vfs.f_frsize;
+  u.n_objects = n_objects_.load();
+  return u;
+}
+
+}  // namespace strata::filestore
