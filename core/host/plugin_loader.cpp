@@ -8,6 +8,7 @@
 
 #include "strata/journal.h"
 #include "strata/objectstore.h"
+#include "strata/placement.h"
 
 namespace strata::host {
 
@@ -21,6 +22,8 @@ size_t min_ops_size(uint32_t kind) {
       return offsetof(strata_objectstore_ops, stage_write);
     case STRATA_KIND_JOURNAL:
       return sizeof(strata_journal_ops);
+    case STRATA_KIND_PLACEMENT:  // first defined in ABI 1.1: up to map()
+      return offsetof(strata_placement_ops, map) + sizeof(void *);
     default:
       return sizeof(uint32_t);
   }
