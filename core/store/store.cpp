@@ -34,6 +34,14 @@ std::string describe(const strata_op &op) {
   return s;
 }
 
+// A journal plugin may declare journal_size itself (its default when the
+// host passes no capacity); keep it equal to the capacity the store uses so
+// the identity file never shows two different sizes.
+void sync_journal_size_option(StoreMeta &m) {
+  for (auto &[k, v] : m.journal_options)
+    if (k == "journal_size") v = std::to_string(m.journal_size);
+}
+
 }  // namespace
 
 struct Store::InFlight {
@@ -95,6 +103,7 @@ Status Store::mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger 
     m.journal_path =
         p.journal_path.empty() ? default_journal_path(p.dir, p.journal, m.fsid) : p.journal_path;
     m.journal_size = p.journal_size;
+    sync_journal_size_option(m);
     Status st = BackendInstance::mkfs(*bp, m.backend_dir(p.dir), m.backend_options, log);
     if (!st.ok()) return st;
     st = JournalInstance::create(*jp, m.journal_path, m.journal_size, m.journal_options, log);
@@ -267,6 +276,10 @@ Status Store::close() {
   if (st.ok() && applied > committed) st = checkpoint_locked_out(applied);
   journal_.reset();
   backend_.reset();
+  if (lock_fd_ >= 0) {
+    ::close(lock_fd_);  // releases the flock: the store may be opened again
+    lock_fd_ = -1;
+  }
   return st;
 }
 
@@ -294,6 +307,17 @@ Status Store::stage_large_writes(Transaction &t) {
 uint64_t Store::tracked_size(std::string_view coll, std::string_view oid) {
   auto it = sizes_.find(object_key(coll, oid));
   if (it != sizes_.end()) return it->second.value_or(0);
+  if (auto rm = removed_colls_.find(coll); rm != removed_colls_.end()) {
+    uint64_t applied;
+    {
+      std::lock_guard lk(mu_);
+      applied = applied_seq_;
+    }
+    // The backend still holds the collection's old objects until the
+    // removal is applied; to later transactions they no longer exist.
+    if (applied < rm->second) return 0;
+    removed_colls_.erase(rm);
+  }
   strata_object_stat st{};
   st.struct_size = sizeof st;
   strata_err err{};
@@ -356,6 +380,7 @@ Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
         collections_.insert(std::string(c));
       } else {
         collections_.erase(std::string(c));
+        removed_colls_[std::string(c)] = next_seq_;  // the seq this txn will get
         // Objects of the removed collection are gone as far as later
         // transactions are concerned.
         std::string prefix = object_key(c, "");
@@ -436,6 +461,18 @@ Status Store::queue(Transaction t, Callback cb) {
   if (!st.ok()) return st;
   throttle(t.data_bytes());
 
+  if (journal_) {
+    // Refuse what can never fit before anything is changed: a record larger
+    // than the journal would otherwise fail only at append, with a seq
+    // already given out.
+    uint64_t capacity = journal_->stat().capacity_bytes;
+    uint64_t need = t.encoded_size() + 4096;  // record framing
+    if (capacity && need > capacity)
+      return Status::Error(EFBIG, "transaction of " + std::to_string(need) +
+                                      " bytes does not fit in journal " + meta_.journal_path +
+                                      " of " + std::to_string(capacity) + " bytes");
+  }
+
   auto f = std::make_shared<InFlight>();
   f->store = this;
   f->cb = std::move(cb);
@@ -443,6 +480,7 @@ Status Store::queue(Transaction t, Callback cb) {
   {
     std::lock_guard lk(mu_);
     if (stopping_ || closed_) return Status::Error(ESHUTDOWN, "store " + dir_ + " is closing");
+    if (!failed_.ok()) return failed_;
   }
   st = prepare(t, f->objs, f->colls);
   if (!st.ok()) return st;
@@ -452,29 +490,43 @@ Status Store::queue(Transaction t, Callback cb) {
   std::string record = journal_ ? t.encode() : std::string();
   f->bytes = record.size() + t.data_bytes() * (journal_ ? 0 : 1);
   f->txn = std::move(t);
-  {
-    std::lock_guard lk(mu_);
-    for (const std::string &k : f->objs) pending_objects_[k]++;
-    for (const std::string &c : f->colls) pending_colls_[c]++;
-    ++in_flight_;
-    queue_.push_back(f);
-  }
-  cv_.notify_all();
   if (journal_) {
-    // The journal holds a reference until its callback: in parallel mode the
-    // apply thread may finish with the transaction first.
+    // The journal holds a reference until its callback, which may come
+    // before this function returns.
     auto *ref = new std::shared_ptr<InFlight>(f);
     strata_err err{};
     int rc = journal_->ops()->append(journal_->handle(), f->seq, record.data(), record.size(),
                                      &Store::on_journal_durable, ref, &err);
     if (rc < 0) {
       delete ref;
+      // The seq is spent and the submit-side view already includes this
+      // transaction: the journal medium failed, so the store stops.
       Status e = Status::Error(rc, "journal append of seq " + std::to_string(f->seq) + " to " +
                                        meta_.journal_path + ": " + err.msg);
       fail(e);
-      return Status::OK();  // the callback reports the failure
+      return e;
     }
   }
+  // Only now does the transaction exist for the apply thread and for fail():
+  // a failed append above leaves nothing half-registered.
+  Status failed;
+  {
+    std::lock_guard lk(mu_);
+    ++in_flight_;
+    live_[f->seq] = f;
+    failed = failed_;
+    if (failed.ok()) {
+      for (const std::string &k : f->objs) pending_objects_[k]++;
+      queue_.push_back(f);
+    } else {
+      f->completed = true;  // the journal failed it before it was registered
+    }
+  }
+  if (!failed.ok()) {
+    complete(f, failed);
+    return Status::OK();
+  }
+  cv_.notify_all();
   return Status::OK();
 }
 
@@ -499,10 +551,12 @@ void Store::on_journal_durable(void *arg, int rc) {
     self->cv_.notify_all();
 }
 
+// REQUIRES: the caller set f->completed under mu_ (so each runs once).
 void Store::complete(const std::shared_ptr<InFlight> &f, const Status &st) {
   if (f->cb) f->cb(st);
   {
     std::lock_guard lk(mu_);
+    live_.erase(f->seq);
     --in_flight_;
   }
   done_cv_.notify_all();
@@ -606,11 +660,16 @@ void Store::apply_loop() {
     if (!f) continue;
 
     auto apply_start = Clock::now();
-    Status st = apply_one(*f);
+    Status st;
+    {
+      std::vector<size_t> stripes = stripes_of(*f);
+      for (size_t i : stripes) stripes_[i].lock();
+      st = apply_one(*f);
+      for (size_t i : stripes) stripes_[i].unlock();
+    }
     busy_since_checkpoint_ += Clock::now() - apply_start;
     if (!st.ok()) {
-      fail(st);
-      complete(f, st);
+      fail(st);  // completes f too: it is still in live_
       return;
     }
     bool complete_now = false;
@@ -621,8 +680,6 @@ void Store::apply_loop() {
       applied_seq_ = f->seq;
       for (const std::string &k : f->objs)
         if (--pending_objects_[k] == 0) pending_objects_.erase(k);
-      for (const std::string &c : f->colls)
-        if (--pending_colls_[c] == 0) pending_colls_.erase(c);
       complete_now = f->durable && !f->completed;
       if (complete_now) f->completed = true;
     }
@@ -677,7 +734,9 @@ void Store::fail(const Status &st) {
     std::lock_guard lk(mu_);
     if (!failed_.ok()) return;
     failed_ = st;
-    for (auto &f : queue_)
+    // Everything not yet completed, wherever it is (queued, being applied,
+    // or waiting for a journal callback that will never come).
+    for (auto &[seq, f] : live_)
       if (!f->completed) {
         f->completed = true;
         orphans.push_back(f);
@@ -696,19 +755,23 @@ Status Store::failed_status() const {
 
 // --- reads ---------------------------------------------------------------
 
-void Store::wait_object(std::string_view coll, std::string_view oid) {
-  std::string key = object_key(coll, oid);
-  std::string c(coll);
-  std::unique_lock lk(mu_);
-  done_cv_.wait(lk, [&] {
-    return !failed_.ok() || (!pending_objects_.count(key) && !pending_colls_.count(c));
-  });
+std::shared_lock<std::shared_mutex> Store::read_lock(std::string_view coll,
+                                                    std::string_view oid) {
+  return std::shared_lock(stripes_[std::hash<std::string>{}(object_key(coll, oid)) % kStripes]);
 }
 
-void Store::wait_collection(std::string_view coll) {
-  std::string c(coll);
-  std::unique_lock lk(mu_);
-  done_cv_.wait(lk, [&] { return !failed_.ok() || !pending_colls_.count(c); });
+std::vector<size_t> Store::stripes_of(const InFlight &f) const {
+  std::vector<size_t> out;
+  if (!f.colls.empty()) {
+    // Collection ops touch every object of the collection.
+    for (size_t i = 0; i < kStripes; ++i) out.push_back(i);
+    return out;
+  }
+  for (const std::string &k : f.objs) out.push_back(std::hash<std::string>{}(k) % kStripes);
+  // A fixed order, so that two lockers can never wait for each other.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 namespace {
@@ -735,10 +798,10 @@ Result<std::string> fetch_value(F &&call, const std::string &what) {
 
 Result<std::string> Store::read(std::string_view coll, std::string_view oid, uint64_t off,
                                 uint64_t len) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   std::string what = "read " + std::string(coll) + "/" + std::string(oid);
   if (len == UINT64_MAX) {
-    auto st = stat(coll, oid);
+    auto st = stat_unlocked(coll, oid);
     if (!st.ok()) return st.status();
     len = st->size > off ? st->size - off : 0;
   }
@@ -751,7 +814,11 @@ Result<std::string> Store::read(std::string_view coll, std::string_view oid, uin
 }
 
 Result<strata_object_stat> Store::stat(std::string_view coll, std::string_view oid) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
+  return stat_unlocked(coll, oid);
+}
+
+Result<strata_object_stat> Store::stat_unlocked(std::string_view coll, std::string_view oid) {
   strata_object_stat st{};
   st.struct_size = sizeof st;
   strata_err err{};
@@ -763,7 +830,7 @@ Result<strata_object_stat> Store::stat(std::string_view coll, std::string_view o
 
 Result<std::string> Store::getxattr(std::string_view coll, std::string_view oid,
                                     std::string_view name) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   return fetch_value(
       [&](void *b, size_t cap, strata_err *e) {
         return backend_->ops()->getxattr(backend_->handle(), sl(coll), sl(oid), sl(name), b, cap, e);
@@ -772,7 +839,7 @@ Result<std::string> Store::getxattr(std::string_view coll, std::string_view oid,
 }
 
 Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view oid) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   KvList out;
   strata_err err{};
   auto cb = [](void *ctx, strata_slice k, strata_slice v) {
@@ -785,7 +852,7 @@ Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view o
 }
 
 Result<std::string> Store::omap_get_header(std::string_view coll, std::string_view oid) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   return fetch_value(
       [&](void *b, size_t cap, strata_err *e) {
         return backend_->ops()->omap_get_header(backend_->handle(), sl(coll), sl(oid), b, cap, e);
@@ -795,7 +862,7 @@ Result<std::string> Store::omap_get_header(std::string_view coll, std::string_vi
 
 Result<std::string> Store::omap_get(std::string_view coll, std::string_view oid,
                                     std::string_view key) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   return fetch_value(
       [&](void *b, size_t cap, strata_err *e) {
         return backend_->ops()->omap_get(backend_->handle(), sl(coll), sl(oid), sl(key), b, cap, e);
@@ -806,7 +873,7 @@ Result<std::string> Store::omap_get(std::string_view coll, std::string_view oid,
 Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view oid,
                                        std::string_view start_after, std::string_view end,
                                        uint64_t limit) {
-  wait_object(coll, oid);
+  auto lock = read_lock(coll, oid);
   KvList out;
   strata_err err{};
   auto cb = [](void *ctx, strata_slice k, strata_slice v) {
@@ -822,7 +889,6 @@ Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view o
 Result<std::vector<std::string>> Store::list_objects(std::string_view coll,
                                                      std::string_view start_after,
                                                      uint64_t limit) {
-  wait_collection(coll);
   std::vector<std::string> out;
   strata_err err{};
   auto cb = [](void *ctx, strata_slice n) {
@@ -922,6 +988,7 @@ Status Store::journal_swap(const host::PluginRegistry &reg, const std::string &d
     m.journal_options = plugin_options_with_defaults(*jp, journal_options);
     m.journal_path = journal_path.empty() ? default_journal_path(dir, journal, m.fsid) : journal_path;
     m.journal_size = journal_size;
+    sync_journal_size_option(m);
     if (m.journal_path == old_meta.journal_path && journal != old_meta.journal)
       return Status::Error(EINVAL, "journal-swap: new journal path " + m.journal_path +
                                        " is the old journal's; choose another path");

@@ -31,6 +31,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
+#include <array>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,8 +116,11 @@ class Store {
   void drain();
   Status checkpoint_now();
 
-  // Reads wait for in-flight transactions touching the object (or its
-  // collection) so that they never see half of one.
+  // Reads never see part of a transaction: the apply thread holds the
+  // object's lock stripe exclusively while it applies, a read holds it shared
+  // across stat and data. A read sees every transaction whose callback ran
+  // before the read began, and possibly later ones (never waits for them, so
+  // reading from a callback is safe).
   Result<std::string> read(std::string_view coll, std::string_view oid, uint64_t off = 0,
                            uint64_t len = UINT64_MAX);
   Result<strata_object_stat> stat(std::string_view coll, std::string_view oid);
@@ -159,8 +164,11 @@ class Store {
                  std::vector<std::string> &touched_colls);
   Status stage_large_writes(Transaction &t);
   uint64_t tracked_size(std::string_view coll, std::string_view oid);
-  void wait_object(std::string_view coll, std::string_view oid);
-  void wait_collection(std::string_view coll);
+  // Read lock on one object's stripe; the apply thread takes the stripes of
+  // a transaction's objects exclusively (all of them for collection ops).
+  std::shared_lock<std::shared_mutex> read_lock(std::string_view coll, std::string_view oid);
+  std::vector<size_t> stripes_of(const InFlight &f) const;
+  Result<strata_object_stat> stat_unlocked(std::string_view coll, std::string_view oid);
   void fail(const Status &st);
   Status failed_status() const;
 
@@ -181,6 +189,9 @@ class Store {
   std::atomic<uint64_t> submitted_seq_{0};   // for stats() without the submit lock
   std::set<std::string> collections_;        // as of the last submitted txn; GUARDED_BY(submit_mu_)
   std::map<std::string, std::optional<uint64_t>> sizes_;  // in-flight objects; GUARDED_BY(submit_mu_)
+  // Collections removed by a transaction not yet applied, with its seq:
+  // their untracked objects count as missing. GUARDED_BY(submit_mu_)
+  std::map<std::string, uint64_t, std::less<>> removed_colls_;
 
   // Apply queue and in-flight accounting.
   mutable std::mutex mu_;
@@ -188,13 +199,15 @@ class Store {
   std::condition_variable done_cv_;   // readers and drain(): progress
   std::deque<std::shared_ptr<InFlight>> queue_;    // GUARDED_BY(mu_), seq order
   std::map<std::string, int> pending_objects_;     // GUARDED_BY(mu_)
-  std::map<std::string, int> pending_colls_;       // GUARDED_BY(mu_)
+  std::map<uint64_t, std::shared_ptr<InFlight>> live_;  // not yet completed; GUARDED_BY(mu_)
   uint64_t in_flight_ = 0;                         // GUARDED_BY(mu_)
   uint64_t applied_seq_ = 0, committed_seq_ = 0;   // GUARDED_BY(mu_)
   bool stopping_ = false;
   bool checkpoint_requested_ = false;
   Status failed_;                                   // GUARDED_BY(mu_)
   std::thread apply_thread_;
+  static constexpr size_t kStripes = 64;
+  mutable std::array<std::shared_mutex, kStripes> stripes_;
 
   // Checkpoint and throttle bookkeeping (apply thread writes, others read).
   std::chrono::steady_clock::time_point last_checkpoint_;

@@ -72,12 +72,16 @@ uint64_t Transaction::data_bytes() const {
   return n;
 }
 
+uint64_t Transaction::encoded_size() const {
+  uint64_t n = 8;
+  for (const strata_op &op : ops_)
+    n += 36 + op.collection.len + op.object.len + op.key.len + op.value.len;
+  return n;
+}
+
 std::string Transaction::encode() const {
   std::string out;
-  size_t est = 8;
-  for (const strata_op &op : ops_)
-    est += 36 + op.collection.len + op.object.len + op.key.len + op.value.len;
-  out.reserve(est);
+  out.reserve(encoded_size());
   put_u32(out, kMagic);
   put_u32(out, static_cast<uint32_t>(ops_.size()));
   for (const strata_op &op : ops_) {

@@ -95,6 +95,8 @@ class Transaction {
   // then per op: u32 type, u64 offset, u64 length, and u32-length-prefixed
   // collection, object, key, value.
   std::string encode() const;
+  // encode().size(), without encoding.
+  uint64_t encoded_size() const;
   static Result<Transaction> decode(std::string_view bytes);
 
  private:
