@@ -1,0 +1,343 @@
+// The conformance kit as the behavioural suites see it.
+//
+// `strata-conformance` loads one plugin file with the host's own loader (so a
+// plugin the host would refuse is refused here too), then runs the Catch2 test
+// cases tagged with the plugin's kind ([backend] or [journal]). A suite file
+// includes this header and talks to the plugin through it:
+//
+//   - what was loaded: descriptor(), plugin_path(), ops_size() and the
+//     kind's vtable (backend_ops(), journal_ops());
+//   - where to put things: scratch_dir(), ScratchDir for a private subdir;
+//   - how to open things: plugin_options() (validated against the plugin's
+//     option specs, defaults filled, exactly as the host hands them over),
+//     InstanceArgs, and the fresh-instance helpers FreshStore / FreshJournal;
+//   - small C++ wrappers that make calling the C vtables pleasant:
+//     TxnBuilder (strata_op arrays), read-to-string, list-to-vector.
+//
+// Error convention of the wrappers: a call the test expects to succeed
+// throws CallFailed (Catch2 reports the message, which names the call, the
+// errno and the plugin's strata_err text); a call whose failure is being
+// tested has a `*_rc` variant that returns the raw negative errno.
+//
+// Threading: everything here may be used from the test's thread; FreshStore's
+// read functions may also be used from several threads at once (they only
+// call the plugin's thread-safe read functions). The kit's own state is
+// created by main before Catch2 runs and is read-only afterwards.
+//
+// This API is shared by backend_*.cpp and journal_suite.cpp: extend it, do
+// not change what is here.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "strata/journal.h"
+#include "strata/objectstore.h"
+#include "strata/plugin.h"
+
+namespace strata::conformance {
+
+// ---------------------------------------------------------------------------
+// The plugin under test and the run's settings.
+
+const strata_plugin_descriptor &descriptor();
+// The file given with --plugin.
+const std::string &plugin_path();
+// The struct_size of the plugin's vtable; a field at or past it is absent
+// (the plugin was built against an older ABI minor).
+uint32_t ops_size();
+// The vtable. Throws (failing the test) when the plugin is of the other kind,
+// which happens only when a test of the other kind is named explicitly.
+const strata_objectstore_ops &backend_ops();
+const strata_journal_ops &journal_ops();
+
+// The --dir directory (or a temporary one the kit made and removes at exit).
+const std::string &scratch_dir();
+// Options as the host would pass them: every --option key=value checked
+// against the plugin's option specs, then every declared default filled in.
+// The strings live until the program exits.
+const std::vector<strata_kv> &plugin_options();
+// True when `value` is acceptable for the spec (the host's parsing rules of
+// strata_option_type: INT with K/M/G/T suffix, BOOL words, ENUM members).
+bool option_value_parses(const strata_option_spec &spec, std::string_view value);
+// One option's value, or nullopt when the plugin declares no such option.
+std::optional<std::string> option(std::string_view key);
+// Host services handed to every instance: log lines go to stderr (WARN and
+// up) and into a buffer that tests can inspect with log_lines().
+const strata_host_services *host_services();
+// Every line the plugin logged so far, oldest first, as "LEVEL: message".
+// Pass the size of an earlier result to get only newer lines.
+std::vector<std::string> log_lines(size_t from = 0);
+
+// ---------------------------------------------------------------------------
+// Errors.
+
+// A plugin call that should have succeeded failed.
+class CallFailed : public std::runtime_error {
+ public:
+  CallFailed(const std::string &call, int64_t code, const strata_err &err);
+  int64_t code() const { return code_; }
+
+ private:
+  int64_t code_;
+};
+
+// "ENOENT" for -ENOENT or ENOENT; the number for unknown values.
+std::string errno_name(int64_t code);
+
+// ---------------------------------------------------------------------------
+// Test data.
+
+// n deterministic pseudo-random bytes (all 256 values occur); equal seeds
+// give equal bytes, so expected contents need not be stored.
+std::string pattern_bytes(size_t n, uint64_t seed);
+
+// Comparing byte strings of megabytes: CHECK(same_bytes(got, want)) reports
+// the sizes and the first differing offset instead of printing both strings.
+struct ByteComparison {
+  bool equal;
+  std::string difference;  // "" when equal
+  explicit operator bool() const { return equal; }
+};
+ByteComparison same_bytes(std::string_view got, std::string_view want);
+
+// ---------------------------------------------------------------------------
+// Places and arguments.
+
+// A new directory under scratch_dir(), unique in this process run; removed
+// with everything in it when the ScratchDir is destroyed.
+class ScratchDir {
+ public:
+  explicit ScratchDir(std::string_view label = "t");
+  ~ScratchDir();
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+  const std::string &path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A strata_open_args for `path` carrying plugin_options() (with `overrides`
+// replacing or adding keys) and host_services(). Owns what it points to.
+class InstanceArgs {
+ public:
+  explicit InstanceArgs(std::string path,
+                        std::vector<std::pair<std::string, std::string>> overrides = {});
+  InstanceArgs(const InstanceArgs &) = delete;
+  InstanceArgs &operator=(const InstanceArgs &) = delete;
+  const strata_open_args *get() const { return &args_; }
+  const std::string &path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::deque<std::string> strings_;  // deque: element addresses stay put
+  std::vector<strata_kv> options_;
+  strata_open_args args_{};
+};
+
+// ---------------------------------------------------------------------------
+// Object stores.
+
+using KvList = std::vector<std::pair<std::string, std::string>>;
+using NameList = std::vector<std::string>;
+
+// Builds one transaction's ops. Copyable: the ops refer into storage the
+// builder owns and are rebuilt by ops(), so a test may keep a history of
+// builders and apply them again (replay tests).
+class TxnBuilder {
+ public:
+  TxnBuilder &mkcoll(std::string_view coll);
+  TxnBuilder &rmcoll(std::string_view coll);
+  TxnBuilder &touch(std::string_view coll, std::string_view oid);
+  TxnBuilder &write(std::string_view coll, std::string_view oid, uint64_t offset,
+                    std::string_view data);
+  TxnBuilder &write_full(std::string_view coll, std::string_view oid, std::string_view data);
+  TxnBuilder &truncate(std::string_view coll, std::string_view oid, uint64_t size);
+  TxnBuilder &zero(std::string_view coll, std::string_view oid, uint64_t offset, uint64_t length);
+  TxnBuilder &remove(std::string_view coll, std::string_view oid);
+  TxnBuilder &setxattr(std::string_view coll, std::string_view oid, std::string_view name,
+                       std::string_view value);
+  TxnBuilder &rmxattr(std::string_view coll, std::string_view oid, std::string_view name);
+  TxnBuilder &omap_set(std::string_view coll, std::string_view oid, std::string_view key,
+                       std::string_view value);
+  TxnBuilder &omap_rm(std::string_view coll, std::string_view oid, std::string_view key);
+  TxnBuilder &omap_clear(std::string_view coll, std::string_view oid);
+  TxnBuilder &omap_set_header(std::string_view coll, std::string_view oid, std::string_view header);
+  // Removes keys in [first, end) bytewise.
+  TxnBuilder &omap_rm_range(std::string_view coll, std::string_view oid, std::string_view first,
+                            std::string_view end);
+  TxnBuilder &clone(std::string_view coll, std::string_view src, std::string_view dst);
+  // ABI 1.1: binds a stage from FreshStore::stage_write to the object.
+  TxnBuilder &write_staged(std::string_view coll, std::string_view oid, uint64_t stage_id,
+                           uint64_t length);
+  // Any op, for cases the named helpers do not cover (e.g. unknown types).
+  TxnBuilder &raw(uint32_t type, std::string_view coll, std::string_view oid, std::string_view key,
+                  std::string_view value, uint64_t offset, uint64_t length);
+
+  size_t size() const { return pending_.size(); }
+  bool empty() const { return pending_.empty(); }
+  bool has_clone() const;
+  // The C ops; valid until the builder is changed or destroyed.
+  const std::vector<strata_op> &ops() const;
+  // A strata_txn over ops(); same validity.
+  strata_txn txn(uint64_t seq, uint32_t flags = 0) const;
+
+ private:
+  struct Pending {
+    uint32_t type;
+    std::string coll, oid, key, value;
+    uint64_t offset, length;
+  };
+  std::vector<Pending> pending_;
+  mutable std::vector<strata_op> ops_;
+};
+
+// A store of the plugin under test: mkfs + open in a fresh ScratchDir, closed
+// and deleted when destroyed. Sequence numbers are assigned by apply(): the
+// first transaction gets 1, each next one last_seq() + 1.
+class FreshStore {
+ public:
+  explicit FreshStore(std::vector<std::pair<std::string, std::string>> option_overrides = {});
+  ~FreshStore();
+  FreshStore(const FreshStore &) = delete;
+  FreshStore &operator=(const FreshStore &) = delete;
+
+  const strata_objectstore_ops &ops() const { return backend_ops(); }
+  strata_objectstore *handle() const { return os_; }
+  const std::string &path() const { return args_.path(); }
+  const strata_open_args *args() const { return args_.get(); }
+  uint64_t caps() const;
+  bool has_cap(uint64_t bit) const { return (caps() & bit) != 0; }
+
+  // Closes without a checkpoint (what a crash leaves, minus torn writes).
+  void close();
+  // close() if open, then open the same path again. last_seq() is kept.
+  void reopen();
+  bool is_open() const { return os_ != nullptr; }
+
+  // Applies with seq = last_seq() + 1 and returns that seq.
+  uint64_t apply(const TxnBuilder &txn, uint32_t flags = 0);
+  // Applies with an explicit seq (replay); last_seq() becomes max(last, seq).
+  void apply_at(const TxnBuilder &txn, uint64_t seq, uint32_t flags = 0);
+  int apply_rc(const TxnBuilder &txn, uint64_t seq, strata_err *err = nullptr);
+  uint64_t last_seq() const { return last_seq_; }
+  // checkpoint(last_seq()).
+  void checkpoint();
+  void checkpoint(uint64_t seq);
+  uint64_t committed_seq();
+
+  // Reads. Missing object or collection: CallFailed with -ENOENT; use the
+  // _rc variants to test error codes.
+  std::string read(std::string_view coll, std::string_view oid, uint64_t offset,
+                   uint64_t length) const;
+  // The whole object (stat, then read its size).
+  std::string read_all(std::string_view coll, std::string_view oid) const;
+  // Bytes read, or negative errno; the bytes go to *out when given.
+  int64_t read_rc(std::string_view coll, std::string_view oid, uint64_t offset, uint64_t length,
+                  std::string *out = nullptr) const;
+  strata_object_stat stat(std::string_view coll, std::string_view oid) const;
+  int stat_rc(std::string_view coll, std::string_view oid, strata_object_stat *out = nullptr) const;
+  bool exists(std::string_view coll, std::string_view oid) const;
+  uint64_t size(std::string_view coll, std::string_view oid) const;
+
+  // nullopt when the xattr is absent (-ENODATA).
+  std::optional<std::string> getxattr(std::string_view coll, std::string_view oid,
+                                      std::string_view name) const;
+  // The raw C call with the caller's buffer.
+  int64_t getxattr_rc(std::string_view coll, std::string_view oid, std::string_view name, void *buf,
+                      size_t cap) const;
+  KvList getxattrs(std::string_view coll, std::string_view oid) const;
+  int getxattrs_rc(std::string_view coll, std::string_view oid, KvList *out = nullptr) const;
+
+  std::string omap_header(std::string_view coll, std::string_view oid) const;
+  int64_t omap_header_rc(std::string_view coll, std::string_view oid, void *buf, size_t cap) const;
+  std::optional<std::string> omap_get(std::string_view coll, std::string_view oid,
+                                      std::string_view key) const;
+  int64_t omap_get_rc(std::string_view coll, std::string_view oid, std::string_view key, void *buf,
+                      size_t cap) const;
+  KvList omap(std::string_view coll, std::string_view oid, std::string_view start_after = {},
+              std::string_view end = {}, uint64_t limit = 0) const;
+  int omap_rc(std::string_view coll, std::string_view oid, std::string_view start_after,
+              std::string_view end, uint64_t limit, KvList *out = nullptr) const;
+
+  NameList list_objects(std::string_view coll, std::string_view start_after = {},
+                        uint64_t limit = 0) const;
+  int list_objects_rc(std::string_view coll, std::string_view start_after, uint64_t limit,
+                      NameList *out = nullptr) const;
+  // Every object, fetched `page` names at a time with the last name as cursor.
+  NameList list_all_objects(std::string_view coll, uint64_t page = 100) const;
+  NameList list_collections() const;
+
+  strata_store_usage usage() const;
+  int64_t fsck() const;
+
+  // ABI 1.1 staged writes: true when the vtable has them and the caps say so.
+  bool staged_writes_supported() const;
+  uint64_t stage_write(std::string_view data);
+  void stage_release_unused();
+
+  // Everything the read side shows, in one canonical printable text
+  // (collections, objects, sizes, data digests, xattrs, omap, header), so
+  // two states compare with ==.
+  std::string dump() const;
+
+ private:
+  ScratchDir dir_;
+  InstanceArgs args_;
+  strata_objectstore *os_ = nullptr;
+  uint64_t last_seq_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Journals.
+
+// A journal of the plugin under test: create(capacity) + open at
+// "<fresh ScratchDir>/journal" (the directory exists, the file does not);
+// closed, destroyed and deleted when the object is destroyed.
+class FreshJournal {
+ public:
+  explicit FreshJournal(uint64_t capacity = 0,
+                        std::vector<std::pair<std::string, std::string>> option_overrides = {});
+  ~FreshJournal();
+  FreshJournal(const FreshJournal &) = delete;
+  FreshJournal &operator=(const FreshJournal &) = delete;
+
+  const strata_journal_ops &ops() const { return journal_ops(); }
+  strata_journal *handle() const { return j_; }
+  const std::string &path() const { return args_.path(); }
+  const strata_open_args *args() const { return args_.get(); }
+  uint64_t caps() const;
+
+  // Waits for queued appends (the plugin's close does) and frees the handle.
+  void close();
+  // close() if open, then open the same path again (no create).
+  void reopen();
+  // close() if open, create(capacity) anew, open.
+  void recreate(uint64_t capacity);
+  bool is_open() const { return j_ != nullptr; }
+
+  strata_journal_stat stat() const;
+
+ private:
+  void open();
+  ScratchDir dir_;
+  InstanceArgs args_;
+  strata_journal *j_ = nullptr;
+};
+
+}  // namespace strata::conformance
+
+// How Catch2 prints a ByteComparison in a failed CHECK.
+template <>
+struct Catch::StringMaker<strata::conformance::ByteComparison> {
+  static std::string convert(const strata::conformance::ByteComparison &c) { return c.difference; }
+};

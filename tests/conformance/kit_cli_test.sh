@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Behaviours of the strata-conformance command line itself.
+#   kit_cli_test.sh CASE KIT BACKEND_PLUGIN
+# Each CASE is one ctest entry; see tests/conformance/CMakeLists.txt.
+set -uo pipefail
+case_name=$1 kit=$2 plugin=$3
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+
+run() {
+  "$kit" "$@" >"$out" 2>"$err"
+  rc=$?
+}
+fail() {
+  echo "FAILED: $*" >&2
+  echo "--- stdout" >&2; cat "$out" >&2
+  echo "--- stderr" >&2; cat "$err" >&2
+  exit 1
+}
+expect_rc() { [ "$rc" -eq "$1" ] || fail "exit code $rc, expected $1"; }
+# Catch2 reads ',' '[' ']' in a test spec as syntax; escape them as
+# catch_discover_tests does.
+as_spec() { local n=$1; n=${n//,/\\,}; n=${n//[/\\[}; n=${n//]/\\]}; printf '%s' "$n"; }
+expect_stderr_line() {
+  grep -qxF -- "$1" "$err" || fail "stderr lacks the line: $1"
+}
+
+case "$case_name" in
+  wrong-kind)
+    run --kind journal --plugin "$plugin"
+    expect_rc 2
+    expect_stderr_line "strata-conformance: plugin $plugin: kind mismatch: expected a journal plugin, found a backend plugin named 'mem'"
+    ;;
+  unknown-option)
+    run --kind backend --plugin "$plugin" --option no_such_option=1
+    expect_rc 2
+    expect_stderr_line "strata-conformance: plugin mem has no option 'no_such_option' (it takes: capacity)"
+    ;;
+  bad-option-value)
+    run --kind backend --plugin "$plugin" --option capacity=plenty
+    expect_rc 2
+    grep -q "^strata-conformance: plugin mem: option capacity: " "$err" || fail "no message about capacity"
+    ;;
+  other-kind-test-name)
+    # A journal test named explicitly against a backend plugin runs nothing,
+    # and running nothing is a failure.
+    name=$("$kit" "[journal]" --list-test-names-only | head -n 1)
+    [ -n "$name" ] || { echo "no journal tests to name; nothing to check"; exit 0; }
+    run --kind backend --plugin "$plugin" "$(as_spec "$name")"
+    [ "$rc" -ne 0 ] || fail "running a journal test against a backend plugin passed"
+    grep -q "No tests ran" "$out" || fail "expected Catch2 to report that no tests ran"
+    ;;
+  one-test-by-name)
+    name=$("$kit" "[backend]" --list-test-names-only | head -n 1)
+    run --kind backend --plugin "$plugin" "$(as_spec "$name")"
+    expect_rc 0
+    grep -q "in 1 test case" "$out" || fail "expected exactly one test case to run"
+    ;;
+  list-without-plugin)
+    run "[backend]" --list-test-names-only
+    [ "$(wc -l <"$out")" -ge 50 ] || fail "expected the backend suite's test names"
+    ;;
+  missing-plugin-argument)
+    run --kind backend
+    expect_rc 2
+    expect_stderr_line "strata-conformance: --kind and --plugin are required"
+    ;;
+  *)
+    echo "unknown case $case_name" >&2
+    exit 2
+    ;;
+esac
+echo "ok: $case_name"
