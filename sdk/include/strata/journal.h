@@ -31,8 +31,15 @@
  *   - Records are checksummed (crc32c) and carry their seq; a record from an
  *     earlier lap of a circular log is never mistaken for a new one.
  *
+ *   - An append whose seq breaks the order above fails with -EINVAL. A
+ *     second open of a journal already open (in any process) fails with
+ *     -EBUSY. trim(upto) may name a seq not yet appended; it then covers
+ *     those records as they arrive. replay may have visited records before
+ *     it fails with -EUCLEAN.
+ *
  * Threading: append, trim, flush, stat may be called from different host
- * threads concurrently; replay is called alone.
+ * threads concurrently; replay is called alone. on_durable callbacks must
+ * not call flush or close.
  */
 #ifndef STRATA_JOURNAL_H
 #define STRATA_JOURNAL_H

@@ -88,7 +88,13 @@ typedef enum strata_op_type {
 
 /* Every object op creates the object if it does not exist, except REMOVE,
  * RMXATTR, OMAP_RM, OMAP_RM_RANGE and OMAP_CLEAR which are no-ops on a
- * missing object. The host only submits object ops into collections that
+ * missing object. Edge cases, fixed by the conformance kit:
+ *   - WRITE of zero bytes still sets size = max(size, offset);
+ *   - OMAP_RM_RANGE with an empty end removes every key >= key;
+ *   - CLONE of a missing source creates the source empty first;
+ *   - RMCOLL of a missing collection is a no-op;
+ *   - during replay an object op may name a collection that a later,
+ *     already-applied RMCOLL removed: it is a no-op then, not an error. The host only submits object ops into collections that
  * exist (it validates before journaling), so apply() failing means the
  * backend's media failed: the host stops the store. */
 typedef struct strata_op {
