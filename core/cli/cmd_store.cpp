@@ -58,6 +58,13 @@ std::string printable(std::string_view s, size_t max = 64) {
   return out;
 }
 
+// Opens (and so replays) the store at dir with the config's settings.
+Result<std::unique_ptr<store::Store>> open_store(CliContext &ctx, const std::string &dir) {
+  auto s = settings_from_config(ctx, dir);
+  if (!s.ok()) return s.status();
+  return store::Store::open(*ctx.plugins, dir, *s, ctx.log);
+}
+
 int mkfs(CliContext &ctx, const std::vector<std::string> &args) {
   po::options_description desc("strata store mkfs");
   std::string dir, backend, journal, jpath, jsize;
@@ -91,9 +98,7 @@ int fsck(CliContext &ctx, const std::vector<std::string> &args) {
   if (!parse(args, desc, vm, rc)) return rc;
   auto d = store_dir(ctx, dir);
   if (!d.ok()) return report(d.status());
-  auto s = settings_from_config(ctx, *d);
-  if (!s.ok()) return report(s.status());
-  auto store = store::Store::open(*ctx.plugins, *d, *s, ctx.log);
+  auto store = open_store(ctx, *d);
   if (!store.ok()) return report(store.status());
   const store::ReplayReport &r = (*store)->replay_report();
   std::printf("store %s (%s + %s): checkpoint seq %llu, replayed %llu transactions, last seq %llu",
@@ -126,9 +131,7 @@ int dump(CliContext &ctx, const std::vector<std::string> &args) {
   if (!parse(args, desc, vm, rc)) return rc;
   auto d = store_dir(ctx, dir);
   if (!d.ok()) return report(d.status());
-  auto s = settings_from_config(ctx, *d);
-  if (!s.ok()) return report(s.status());
-  auto opened = store::Store::open(*ctx.plugins, *d, *s, ctx.log);
+  auto opened = open_store(ctx, *d);
   if (!opened.ok()) return report(opened.status());
   store::Store &st = **opened;
   const store::StoreMeta &m = st.meta();

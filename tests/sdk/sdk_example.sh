@@ -29,7 +29,10 @@ case "${1:-}" in
     fi
     # strata_sdk_add_conformance_test() registered the kit with the
     # example's own ctest.
-    (cd "$out/build" && ctest -N) | grep -q "conformance.strata_backend_mem" ||
+    # (Captured first: grep -q closing the pipe early would fail the
+    # pipeline under pipefail.)
+    listed=$(cd "$out/build" && ctest -N)
+    grep -q "conformance.strata_backend_mem" <<<"$listed" ||
       { echo "the example's ctest has no conformance test" >&2; exit 1; }
     ls "$out"/build/libstrata_*.so
     ;;
