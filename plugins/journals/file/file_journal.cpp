@@ -37,8 +37,13 @@ const strata_option_spec kOptions[] = {
      "how often at most an idle journal records its trim point"},
     {kOptIo, STRATA_OPT_ENUM, "io_uring", "io_uring|pwrite",
      "how writes are issued; io_uring falls back to pwrite when the kernel refuses it"},
-    {kOptSync, STRATA_OPT_ENUM, "fdatasync", "fdatasync|dsync",
-     "how a group commit is made durable: writes then one fdatasync, or writes with RWF_DSYNC"},
+    // dsync by default: on the machines we measure (strata-journal-bench on
+    // a loop-mounted XFS, idle) one RWF_DSYNC write beat write + fdatasync
+    // both alone (2,500 vs 1,800 appends/s) and in groups at depth 32
+    // (47k vs 28k appends/s), since io_uring runs the separate fdatasync on
+    // a worker thread.
+    {kOptSync, STRATA_OPT_ENUM, "dsync", "fdatasync|dsync",
+     "how a group commit is made durable: writes with RWF_DSYNC, or writes then one fdatasync"},
     {kOptDirectIo, STRATA_OPT_BOOL, "true", nullptr,
      "bypass the page cache with O_DIRECT (falls back to buffered I/O where refused)"},
 };
@@ -49,7 +54,7 @@ FileMediaOptions media_options_from(const sdk::OpenArgs &args) {
   if (io != "io_uring" && io != "pwrite")
     throw make_error(EINVAL, "%s = '%s' (io_uring or pwrite)", kOptIo, io.c_str());
   o.io_uring = io == "io_uring";
-  std::string sync = args.option(kOptSync, "fdatasync");
+  std::string sync = args.option(kOptSync, "dsync");
   if (sync != "fdatasync" && sync != "dsync")
     throw make_error(EINVAL, "%s = '%s' (fdatasync or dsync)", kOptSync, sync.c_str());
   o.sync = sync == "dsync" ? SyncMode::kDsync : SyncMode::kFdatasync;
