@@ -63,7 +63,8 @@ TEST_CASE("the file journal writes through io_uring with O_DIRECT and says so in
   Journal::create("file", args, 1 << 20);
   {
     Journal j("file", args);
-    CHECK(log.contains("I/O: io_uring, O_DIRECT, fdatasync"));
+    // RWF_DSYNC writes are the default sync mode.
+    CHECK(log.contains("I/O: io_uring, O_DIRECT, RWF_DSYNC writes"));
     CHECK((j.caps() & STRATA_JOURNAL_CAP_DIRECT_IO) != 0);
     CHECK((j.caps() & STRATA_JOURNAL_CAP_VOLATILE) == 0);
     j.replay();
@@ -82,7 +83,8 @@ TEST_CASE("journal_io = pwrite falls back to pwrite + fdatasync and keeps every 
           "[journal][file]") {
   TempDir dir;
   HostLog log;
-  OpenArgs args("file", dir.path() + "/journal", {{"journal_io", "pwrite"}}, &log);
+  OpenArgs args("file", dir.path() + "/journal",
+                {{"journal_io", "pwrite"}, {"journal_sync", "fdatasync"}}, &log);
   Journal::create("file", args, 4 << 20);
   {
     Journal j("file", args);
