@@ -120,27 +120,7 @@ Result<Transaction> Transaction::decode(std::string_view bytes) {
 }
 
 const char *op_name(uint32_t type) {
-  switch (type) {
-    case STRATA_OP_MKCOLL: return "mkcoll";
-    case STRATA_OP_RMCOLL: return "rmcoll";
-    case STRATA_OP_TOUCH: return "touch";
-    case STRATA_OP_WRITE: return "write";
-    case STRATA_OP_WRITE_FULL: return "write_full";
-    case STRATA_OP_TRUNCATE: return "truncate";
-    case STRATA_OP_ZERO: return "zero";
-    case STRATA_OP_REMOVE: return "remove";
-    case STRATA_OP_SETXATTR: return "setxattr";
-    case STRATA_OP_RMXATTR: return "rmxattr";
-    case STRATA_OP_OMAP_SET: return "omap_set";
-    case STRATA_OP_OMAP_RM: return "omap_rm";
-    case STRATA_OP_OMAP_CLEAR: return "omap_clear";
-    case STRATA_OP_OMAP_SET_HEADER: return "omap_set_header";
-    case STRATA_OP_OMAP_RM_RANGE: return "omap_rm_range";
-    case STRATA_OP_CLONE: return "clone";
-    case STRATA_OP_WRITE_STAGED: return "write_staged";
-    case kOpAppend: return "append";
-    default: return "unknown";
-  }
+  return type == kOpAppend ? "APPEND" : strata_op_type_name(type);
 }
 
 }  // namespace strata::store

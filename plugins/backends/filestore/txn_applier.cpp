@@ -18,46 +18,6 @@ namespace {
 // for the cases where they save real work.
 constexpr size_t kPointDeleteLimit = 64;
 
-const char *op_name(uint32_t type) {
-  switch (type) {
-    case STRATA_OP_MKCOLL:
-      return "MKCOLL";
-    case STRATA_OP_RMCOLL:
-      return "RMCOLL";
-    case STRATA_OP_TOUCH:
-      return "TOUCH";
-    case STRATA_OP_WRITE:
-      return "WRITE";
-    case STRATA_OP_WRITE_FULL:
-      return "WRITE_FULL";
-    case STRATA_OP_TRUNCATE:
-      return "TRUNCATE";
-    case STRATA_OP_ZERO:
-      return "ZERO";
-    case STRATA_OP_REMOVE:
-      return "REMOVE";
-    case STRATA_OP_SETXATTR:
-      return "SETXATTR";
-    case STRATA_OP_RMXATTR:
-      return "RMXATTR";
-    case STRATA_OP_OMAP_SET:
-      return "OMAP_SET";
-    case STRATA_OP_OMAP_RM:
-      return "OMAP_RM";
-    case STRATA_OP_OMAP_CLEAR:
-      return "OMAP_CLEAR";
-    case STRATA_OP_OMAP_SET_HEADER:
-      return "OMAP_SET_HEADER";
-    case STRATA_OP_OMAP_RM_RANGE:
-      return "OMAP_RM_RANGE";
-    case STRATA_OP_CLONE:
-      return "CLONE";
-    case STRATA_OP_WRITE_STAGED:
-      return "WRITE_STAGED";
-    default:
-      return "unknown op";
-  }
-}
 
 uint64_t checked_end(uint64_t offset, uint64_t length) {
   if (offset > std::numeric_limits<int64_t>::max() - length)
@@ -80,7 +40,7 @@ TxnApplier::Outcome TxnApplier::apply_ops(const strata_txn &txn) {
       apply_op(op, txn.seq, static_cast<uint32_t>(i));
     } catch (const sdk::Error &e) {
       std::string what = std::string("txn ") + std::to_string(txn.seq) + " op " +
-                         std::to_string(i) + " (" + op_name(op.type) + ") on " +
+                         std::to_string(i) + " (" + strata_op_type_name(op.type) + ") on " +
                          describe_object(sdk::view(op.collection), sdk::view(op.object)) + ": " +
                          e.what();
       throw sdk::Error(e.code(), what);

@@ -114,6 +114,32 @@ typedef struct strata_op {
  * ("journal = none"); such a store sets it on every transaction. */
 #define STRATA_TXN_SYNC (1u << 0)
 
+/* The op's name for messages ("WRITE", "OMAP_SET", ...); "unknown op" for
+ * types this header does not know. A convenience compiled into the caller,
+ * not an ABI entry point. */
+static inline const char *strata_op_type_name(uint32_t type) {
+  switch (type) {
+    case STRATA_OP_MKCOLL: return "MKCOLL";
+    case STRATA_OP_RMCOLL: return "RMCOLL";
+    case STRATA_OP_TOUCH: return "TOUCH";
+    case STRATA_OP_WRITE: return "WRITE";
+    case STRATA_OP_WRITE_FULL: return "WRITE_FULL";
+    case STRATA_OP_TRUNCATE: return "TRUNCATE";
+    case STRATA_OP_ZERO: return "ZERO";
+    case STRATA_OP_REMOVE: return "REMOVE";
+    case STRATA_OP_SETXATTR: return "SETXATTR";
+    case STRATA_OP_RMXATTR: return "RMXATTR";
+    case STRATA_OP_OMAP_SET: return "OMAP_SET";
+    case STRATA_OP_OMAP_RM: return "OMAP_RM";
+    case STRATA_OP_OMAP_CLEAR: return "OMAP_CLEAR";
+    case STRATA_OP_OMAP_SET_HEADER: return "OMAP_SET_HEADER";
+    case STRATA_OP_OMAP_RM_RANGE: return "OMAP_RM_RANGE";
+    case STRATA_OP_CLONE: return "CLONE";
+    case STRATA_OP_WRITE_STAGED: return "WRITE_STAGED";
+    default: return "unknown op";
+  }
+}
+
 typedef struct strata_txn {
   uint64_t seq; /* host sequence number, strictly increasing across calls */
   const strata_op *ops;
