@@ -11,4 +11,19 @@ int cmd_plugins(std::vector<std::string> args);
 int cmd_store(std::vector<std::string> args);
 int cmd_store_bench(std::vector<std::string> args);  // `strata store bench`
 
+// Daemons and the local cluster (cmd_mon.cpp, cmd_osd.cpp, cmd_up.cpp).
+int cmd_mon(std::vector<std::string> args);   // `strata mon --conf F [--mkfs]`
+int cmd_osd(std::vector<std::string> args);   // `strata osd --id N --conf F [--mkfs]`
+int cmd_up(std::vector<std::string> args);    // `strata up --dir D ...`
+int cmd_down(std::vector<std::string> args);  // `strata down --dir D`
+
+// Talking to a running cluster through the client library (cmd_client.cpp).
+int cmd_status(std::vector<std::string> args);     // `strata status`
+int cmd_osd_admin(std::vector<std::string> args);  // `strata osd tree|ls|out|in|down|reweight`
+int cmd_pool(std::vector<std::string> args);       // `strata pool ls|create|rm|set|get`
+int cmd_object(std::vector<std::string> args);     // `strata object put|get|ls|rm|stat`
+int cmd_bench(std::vector<std::string> args);      // `strata bench objects write|seq|rand`
+int cmd_pg(std::vector<std::string> args);         // `strata pg ls|scrub|repair`
+int cmd_auth(std::vector<std::string> args);       // `strata auth ls|add|rm`
+
 }  // namespace strata::cli

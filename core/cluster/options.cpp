@@ -1,0 +1,59 @@
+#include "cluster/options.h"
+
+namespace strata::cluster {
+
+// Each list is owned by the area that reads it; add keys at the end of
+// the list you need.
+const std::vector<strata_option_spec> &global_options() {
+  static const std::vector<strata_option_spec> specs = {
+      {"fsid", STRATA_OPT_STRING, "", nullptr, "cluster id; daemons refuse another cluster's"},
+      {"mon_addr", STRATA_OPT_STRING, "127.0.0.1:6789", nullptr, "monitor address host:port"},
+      {"keyring", STRATA_OPT_STRING, "", nullptr, "keyring file with this entity's key"},
+      {"heartbeat_interval_ms", STRATA_OPT_INT, "500", nullptr,
+       "how often OSDs ping their peers and report to the monitor"},
+      {"heartbeat_grace_ms", STRATA_OPT_INT, "3000", nullptr,
+       "a peer silent this long is reported down"},
+      {"log_file", STRATA_OPT_STRING, "", nullptr, "daemon log file (default: stderr)"},
+  };
+  return specs;
+}
+
+const std::vector<strata_option_spec> &mon_options() {
+  static const std::vector<strata_option_spec> specs = {
+      {"mon_data", STRATA_OPT_STRING, "", nullptr, "monitor data directory (RocksDB map store)"},
+      {"mon_osd_down_out_interval_ms", STRATA_OPT_INT, "600000", nullptr,
+       "a down OSD is marked out after this long (its PGs move elsewhere)"},
+      {"mon_osd_min_down_reporters", STRATA_OPT_INT, "1", nullptr,
+       "peer reports needed to mark an OSD down"},
+      {"mon_default_pool_size", STRATA_OPT_INT, "3", nullptr, "replicas of a new pool"},
+      {"mon_default_pool_min_size", STRATA_OPT_INT, "2", nullptr,
+       "replicas a new pool needs up to accept writes"},
+      {"mon_default_pg_num", STRATA_OPT_INT, "32", nullptr, "PGs of a new pool"},
+  };
+  return specs;
+}
+
+const std::vector<strata_option_spec> &osd_options() {
+  static const std::vector<strata_option_spec> specs = {
+      {"osd_addr", STRATA_OPT_STRING, "127.0.0.1", nullptr, "address the OSD listens on"},
+      {"osd_port", STRATA_OPT_INT, "0", nullptr, "port (0: any free port)"},
+      {"osd_host", STRATA_OPT_STRING, "", nullptr, "host name in the placement tree"},
+      {"osd_op_threads", STRATA_OPT_INT, "2", nullptr, "threads executing client ops"},
+      {"osd_recovery_max_active", STRATA_OPT_INT, "4", nullptr,
+       "objects recovered at once per OSD (keeps client I/O flowing)"},
+      {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,
+       "PG log length kept for log-based recovery; older divergence backfills"},
+  };
+  return specs;
+}
+
+const std::vector<strata_option_spec> &client_options() {
+  static const std::vector<strata_option_spec> specs = {
+      {"client_name", STRATA_OPT_STRING, "client.admin", nullptr, "entity the client connects as"},
+      {"client_op_timeout_ms", STRATA_OPT_INT, "0", nullptr,
+       "give up on an op after this long (0: wait for the cluster)"},
+  };
+  return specs;
+}
+
+}  // namespace strata::cluster

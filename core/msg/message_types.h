@@ -1,0 +1,38 @@
+// Frame `type` numbers: which root struct of schema/wire.capnp a frame's
+// payload holds. Numbers are wire format: never reuse or renumber one.
+#pragma once
+
+#include <cstdint>
+
+namespace strata::msg {
+
+enum MessageType : uint16_t {
+  // 1..15: the messenger's own handshake (not visible to handlers).
+  kMsgAuthChallenge = 1,
+  kMsgAuthRequest = 2,
+  kMsgAuthReply = 3,
+  kMsgAuthError = 4,
+
+  // Monitor.
+  kMsgMonSubscribe = 16,
+  kMsgMapUpdate = 17,
+  kMsgAuthUpdate = 18,
+  kMsgOsdBoot = 19,
+  kMsgOsdFailure = 20,
+  kMsgMonCommand = 21,
+  kMsgMonCommandReply = 22,
+  kMsgOsdStats = 23,
+
+  // Client <-> OSD.
+  kMsgOpRequest = 32,
+  kMsgOpReply = 33,
+  kMsgPgListRequest = 34,
+  kMsgPgListReply = 35,
+  kMsgPgCommand = 36,
+  kMsgPgCommandReply = 37,
+
+  // OSD <-> OSD: 48..127 (the OSD allocates its own in this range).
+  kMsgHeartbeat = 48,
+};
+
+}  // namespace strata::msg

@@ -1,0 +1,282 @@
+# The messages Strata daemons and clients exchange. One frame carries one
+# message: the frame header's `type` (core/msg/message_types.h) names the
+# root struct below, the payload is that struct as a Cap'n Proto flat
+# array, and bulk bytes (object data, encoded transactions) travel as raw
+# data segments after it, referenced by index (`...Seg` fields, -1 = none).
+#
+# Evolution: add fields at the end with new ordinals, never renumber or
+# change a field's type; an older peer ignores fields it does not know and
+# reads defaults for fields a newer peer omits. A change that older peers
+# cannot ignore gets a new message type instead.
+@0xae29d5d169489f76;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("strata::wire");
+
+# ---------------------------------------------------------------------------
+# Cluster map
+
+struct OsdInfo {
+  id @0 :Int32;
+  addr @1 :Text;          # "127.0.0.1:6800"
+  up @2 :Bool;
+  in @3 :Bool;
+  weight @4 :UInt32;      # 16.16 fixed point, 0x10000 = 1.0
+  upFrom @5 :UInt64;      # epoch of the last boot
+  downAt @6 :UInt64;      # epoch it was marked down (0 = never)
+  host @7 :Text;
+  downSinceMs @8 :UInt64; # unix ms when marked down, for the out timer
+}
+
+struct PoolInfo {
+  id @0 :UInt32;
+  name @1 :Text;
+  size @2 :UInt32;
+  minSize @3 :UInt32;
+  pgNum @4 :UInt32;
+  rule @5 :UInt32;
+}
+
+struct ClusterMap {
+  epoch @0 :UInt64;
+  fsid @1 :Text;
+  osds @2 :List(OsdInfo);
+  pools @3 :List(PoolInfo);
+  placementPlugin @4 :Text;   # e.g. "crush"
+  placementMap @5 :Data;      # core/placement binary format
+  createdMs @6 :UInt64;
+  modifiedMs @7 :UInt64;
+}
+
+# What changed from epoch-1 to epoch.
+struct MapIncremental {
+  epoch @0 :UInt64;
+  osds @1 :List(OsdInfo);     # added or changed
+  removedOsds @2 :List(Int32);
+  pools @3 :List(PoolInfo);   # added or changed
+  removedPools @4 :List(UInt32);
+  placementMap @5 :Data;      # empty: unchanged
+  modifiedMs @6 :UInt64;
+}
+
+# mon -> subscriber: a full map, or the incrementals from the subscriber's
+# epoch (applied in order). `full` wins when both are set.
+struct MapUpdate {
+  full @0 :ClusterMap;
+  hasFull @1 :Bool;
+  incrementals @2 :List(MapIncremental);
+}
+
+struct AuthEntry {
+  entity @0 :Text;            # "client.admin", "osd.3"
+  secret @1 :Data;
+}
+
+# mon -> daemons (osd, mon) only, never to clients: the keys a daemon
+# needs to verify the entities that connect to it.
+struct AuthUpdate {
+  version @0 :UInt64;
+  entries @1 :List(AuthEntry);
+}
+
+# ---------------------------------------------------------------------------
+# Talking to the monitor
+
+struct MonSubscribe {
+  haveEpoch @0 :UInt64;       # 0: send the full map
+  wantAuth @1 :Bool;          # daemons only; refused for clients
+}
+
+struct OsdBoot {
+  id @0 :Int32;
+  addr @1 :Text;
+  host @2 :Text;
+  fsid @3 :Text;              # the cluster fsid the OSD was made for
+  storeFsid @4 :Text;         # the store's own id
+  weight @5 :UInt32;
+}
+
+# An OSD reports a peer it could not reach (heartbeat grace exceeded).
+struct OsdFailure {
+  target @0 :Int32;
+  reporter @1 :Int32;
+  failedForMs @2 :UInt64;
+  epoch @3 :UInt64;
+  stillAlive @4 :Bool;        # retraction: the peer answers again
+}
+
+struct KeyValue {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+# Administrative commands: "pool create", "pool set", "osd out", "status",
+# "auth add", ... Arguments are named; the reply carries human text and
+# JSON.
+struct MonCommand {
+  tid @0 :UInt64;
+  prefix @1 :Text;
+  args @2 :List(KeyValue);
+}
+
+struct MonCommandReply {
+  tid @0 :UInt64;
+  rc @1 :Int32;               # 0 or negative errno
+  message @2 :Text;           # human-readable; the error text when rc < 0
+  json @3 :Text;
+  epoch @4 :UInt64;           # map epoch after the command
+}
+
+struct PgStat {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  state @2 :Text;             # "active+clean", "active+degraded", "peering", ...
+  objects @3 :UInt64;
+  bytes @4 :UInt64;
+  lastUpdate @5 :UInt64;
+  acting @6 :List(Int32);
+  epoch @7 :UInt64;
+}
+
+# osd -> mon, periodically and on PG state changes: the PGs it is
+# primary for, and its disk usage.
+struct OsdStats {
+  id @0 :Int32;
+  epoch @1 :UInt64;
+  pgs @2 :List(PgStat);
+  usedBytes @3 :UInt64;
+  totalBytes @4 :UInt64;
+  warnings @5 :List(Text);    # e.g. the volatile-journal warning
+}
+
+# ---------------------------------------------------------------------------
+# Client operations (client -> primary OSD)
+
+enum OpCode {
+  read @0;          # offset, length -> data segment
+  stat @1;          # -> size, mtime, version
+  write @2;         # offset, data
+  writeFull @3;     # data
+  append @4;        # data
+  truncate @5;      # offset = new size
+  zero @6;          # offset, length
+  remove @7;
+  create @8;        # flags bit 0: exclusive
+  setXattr @9;      # name, data
+  rmXattr @10;      # name
+  getXattr @11;     # name -> data
+  getXattrs @12;    # -> keys, values
+  omapSet @13;      # keys, values
+  omapRmKeys @14;   # keys
+  omapRmRange @15;  # name = first, name2 = end (exclusive)
+  omapClear @16;
+  omapSetHeader @17; # data
+  omapGetHeader @18; # -> data
+  omapGetByKeys @19; # keys -> keys, values
+  omapList @20;     # name = start after, name2 = end (empty = no end), length = max
+  cmpXattr @21;     # guard: name, data, cmpMode; -ECANCELED when false
+  assertVersion @22; # guard: version; -ERANGE when it differs
+  assertExists @23; # guard: -ENOENT when the object is missing
+}
+
+enum CmpMode {
+  eq @0;
+  ne @1;
+  gt @2;
+  ge @3;
+  lt @4;
+  le @5;
+}
+
+struct OsdOp {
+  code @0 :OpCode;
+  offset @1 :UInt64;
+  length @2 :UInt64;
+  name @3 :Text;
+  name2 @4 :Text;
+  dataSeg @5 :Int32 = -1;
+  keys @6 :List(Data);
+  values @7 :List(Data);
+  version @8 :UInt64;
+  cmpMode @9 :CmpMode;
+  flags @10 :UInt32;
+}
+
+struct OpRequest {
+  tid @0 :UInt64;             # unique per client instance
+  client @1 :Text;            # client instance: "client.admin.<nonce>"
+  pool @2 :UInt32;
+  seed @3 :UInt32;            # PG seed the client computed
+  oid @4 :Text;
+  mapEpoch @5 :UInt64;        # the client's map epoch
+  ops @6 :List(OsdOp);
+  isWrite @7 :Bool;
+}
+
+struct OpResult {
+  rc @0 :Int32;
+  dataSeg @1 :Int32 = -1;
+  keys @2 :List(Data);
+  values @3 :List(Data);
+  size @4 :UInt64;
+  mtimeNs @5 :UInt64;
+  more @6 :Bool;              # omapList: more keys after these
+}
+
+struct OpReply {
+  tid @0 :UInt64;
+  rc @1 :Int32;               # first failing op's rc, or 0
+  version @2 :UInt64;         # object version after a write / as read
+  results @3 :List(OpResult);
+  # Non-zero: this OSD is not the primary for that PG at that epoch (or is
+  # behind); get map `retryEpoch` or newer and resend.
+  retryEpoch @4 :UInt64;
+  replayed @5 :Bool;          # a resent write found in the PG log
+}
+
+# List the objects of one PG (the client walks every PG of a pool).
+struct PgListRequest {
+  tid @0 :UInt64;
+  pool @1 :UInt32;
+  seed @2 :UInt32;
+  startAfter @3 :Text;
+  limit @4 :UInt32;
+  mapEpoch @5 :UInt64;
+}
+
+struct PgListReply {
+  tid @0 :UInt64;
+  rc @1 :Int32;
+  names @2 :List(Text);
+  more @3 :Bool;
+  retryEpoch @4 :UInt64;
+}
+
+# `strata pg scrub|repair`: client -> the PG's primary OSD.
+struct PgCommand {
+  tid @0 :UInt64;
+  pool @1 :UInt32;
+  seed @2 :UInt32;
+  deep @3 :Bool;
+  repair @4 :Bool;
+  mapEpoch @5 :UInt64;
+}
+
+struct PgCommandReply {
+  tid @0 :UInt64;
+  rc @1 :Int32;
+  message @2 :Text;
+  json @3 :Text;
+  retryEpoch @4 :UInt64;
+}
+
+# ---------------------------------------------------------------------------
+# Between OSDs. The OSD owns everything below this line and extends it
+# (peering, recovery, scrub) following the evolution rules above.
+
+struct Heartbeat {
+  from @0 :Int32;
+  epoch @1 :UInt64;
+  stampNs @2 :UInt64;
+  isReply @3 :Bool;
+}
