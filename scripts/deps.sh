@@ -6,7 +6,7 @@ set -euo pipefail
 STRATA_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
-  librocksdb-dev libleveldb-dev libcapnp-dev capnproto
+  librocksdb-dev libleveldb-dev libcapnp-dev capnproto libssl-dev
   catch2 libfuse3-dev liburing-dev libisal-dev libxxhash-dev
   libfmt-dev libspdlog-dev libcli11-dev
   xfsprogs btrfs-progs util-linux fio e2fsprogs iproute2 binutils

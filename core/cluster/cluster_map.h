@@ -20,6 +20,7 @@
 #include "host/plugin_loader.h"
 #include "placement/placement_map.h"
 #include "placement/placer.h"
+#include "placement/topology.h"
 
 namespace strata::cluster {
 
@@ -94,7 +95,9 @@ class MapView {
  private:
   MapView() = default;
   ClusterMap map_;
-  std::shared_ptr<placement::Placer> placer_;
+  std::shared_ptr<placement::Placer> placer_;  // null when the map has no rules
+  // Over map_.placement, for the exception table; null when it is empty.
+  std::shared_ptr<const placement::Topology> topo_;
 };
 
 }  // namespace strata::cluster

@@ -22,13 +22,17 @@ const std::vector<strata_option_spec> &mon_options() {
   static const std::vector<strata_option_spec> specs = {
       {"mon_data", STRATA_OPT_STRING, "", nullptr, "monitor data directory (RocksDB map store)"},
       {"mon_osd_down_out_interval_ms", STRATA_OPT_INT, "600000", nullptr,
-       "a down OSD is marked out after this long (its PGs move elsewhere)"},
+       "a down OSD is marked out after this long (its PGs move elsewhere); 0: never"},
       {"mon_osd_min_down_reporters", STRATA_OPT_INT, "1", nullptr,
        "peer reports needed to mark an OSD down"},
       {"mon_default_pool_size", STRATA_OPT_INT, "3", nullptr, "replicas of a new pool"},
       {"mon_default_pool_min_size", STRATA_OPT_INT, "2", nullptr,
        "replicas a new pool needs up to accept writes"},
       {"mon_default_pg_num", STRATA_OPT_INT, "32", nullptr, "PGs of a new pool"},
+      {"mon_placement", STRATA_OPT_STRING, "crush", nullptr,
+       "placement plugin a new cluster (mon --mkfs) uses"},
+      {"mon_map_history", STRATA_OPT_INT, "500", nullptr,
+       "map epochs (full + incremental) the monitor keeps"},
   };
   return specs;
 }
@@ -52,6 +56,12 @@ const std::vector<strata_option_spec> &client_options() {
       {"client_name", STRATA_OPT_STRING, "client.admin", nullptr, "entity the client connects as"},
       {"client_op_timeout_ms", STRATA_OPT_INT, "0", nullptr,
        "give up on an op after this long (0: wait for the cluster)"},
+      {"key", STRATA_OPT_STRING, "", nullptr,
+       "this client's secret (base64), instead of looking it up in the keyring file"},
+      {"client_io_threads", STRATA_OPT_INT, "1", nullptr,
+       "network threads of a client (replies are processed and callbacks run on them)"},
+      {"client_connect_timeout_ms", STRATA_OPT_INT, "3000", nullptr,
+       "how long one connection attempt to the monitor or an OSD may take"},
   };
   return specs;
 }

@@ -33,6 +33,18 @@ enum MessageType : uint16_t {
 
   // OSD <-> OSD: 48..127 (the OSD allocates its own in this range).
   kMsgHeartbeat = 48,
+  kMsgRepOp = 49,
+  kMsgRepOpReply = 50,
+  kMsgPgQuery = 51,
+  kMsgPgNotify = 52,
+  kMsgPgActivate = 53,
+  kMsgPgPush = 54,
+  kMsgPgPushReply = 55,
+  kMsgPgPull = 56,
+  kMsgPgScan = 57,
+  kMsgPgScanReply = 58,
+  kMsgPgBackfillDone = 59,
+  kMsgPgRemove = 60,
 };
 
 }  // namespace strata::msg

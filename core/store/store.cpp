@@ -37,6 +37,10 @@ std::string describe(const strata_op &op) {
 // A journal plugin may declare journal_size itself (its default when the
 // host passes no capacity); keep it equal to the capacity the store uses so
 // the identity file never shows two different sizes.
+// Largest journal record applied on the journal's thread (see
+// can_apply_inline_locked).
+constexpr uint64_t kInlineApplyMaxBytes = 64 * 1024;
+
 void sync_journal_size_option(StoreMeta &m) {
   for (auto &[k, v] : m.journal_options)
     if (k == "journal_size") v = std::to_string(m.journal_size);
@@ -52,6 +56,8 @@ struct Store::InFlight {
   std::vector<std::string> colls;  // collections created/removed
   uint64_t bytes = 0;              // encoded size
   bool has_clone = false;
+  // May be applied on the journal's thread (see can_apply_inline_locked).
+  bool inline_ok = false;
   // GUARDED_BY(Store::mu_)
   bool durable = false;
   bool applied = false;
@@ -265,6 +271,12 @@ Status Store::close() {
   }
   cv_.notify_all();
   if (apply_thread_.joinable()) apply_thread_.join();
+  {
+    // An inline apply that began before stopping_ was set (a queue() racing
+    // with close()) finishes before the final checkpoint touches the backend.
+    std::unique_lock lk(mu_);
+    done_cv_.wait(lk, [&] { return !backend_busy_ || !failed_.ok(); });
+  }
   closed_ = true;
   Status st = failed_status();
   uint64_t applied, committed;
@@ -484,11 +496,21 @@ Status Store::queue(Transaction t, Callback cb) {
   }
   st = prepare(t, f->objs, f->colls);
   if (!st.ok()) return st;
-  for (const strata_op &op : t.ops()) f->has_clone |= op.type == STRATA_OP_CLONE;
+  bool staged = false;
+  for (const strata_op &op : t.ops()) {
+    f->has_clone |= op.type == STRATA_OP_CLONE;
+    staged |= op.type == STRATA_OP_WRITE_STAGED;
+  }
   f->seq = next_seq_++;
   submitted_seq_ = f->seq;
   std::string record = journal_ ? t.encode() : std::string();
   f->bytes = record.size() + t.data_bytes() * (journal_ ? 0 : 1);
+  // Only small transactions are applied on the journal's thread: while it
+  // applies, the next journal write waits, and a staged write's bind (file
+  // creation, reflink) or a collection op costs far more than the thread
+  // handoff it would save.
+  f->inline_ok = !staged && f->colls.empty() && record.size() <= kInlineApplyMaxBytes &&
+                 !(f->has_clone && !exact_replay_);
   f->txn = std::move(t);
   if (journal_) {
     // The journal holds a reference until its callback, which may come
@@ -510,6 +532,7 @@ Status Store::queue(Transaction t, Callback cb) {
   // Only now does the transaction exist for the apply thread and for fail():
   // a failed append above leaves nothing half-registered.
   Status failed;
+  bool wake = false;
   {
     std::lock_guard lk(mu_);
     ++in_flight_;
@@ -518,6 +541,11 @@ Status Store::queue(Transaction t, Callback cb) {
     if (failed.ok()) {
       for (const std::string &k : f->objs) pending_objects_[k]++;
       queue_.push_back(f);
+      // Wake the apply thread only if it has something to do: a transaction
+      // still being journaled becomes its business when the journal's
+      // callback comes (which wakes it or applies inline); waking it now
+      // would only cost a context switch on the depth-1 path.
+      wake = apply_thread_has_work_locked();
     } else {
       f->completed = true;  // the journal failed it before it was registered
     }
@@ -526,7 +554,7 @@ Status Store::queue(Transaction t, Callback cb) {
     complete(f, failed);
     return Status::OK();
   }
-  cv_.notify_all();
+  if (wake) cv_.notify_all();
   return Status::OK();
 }
 
@@ -538,28 +566,94 @@ void Store::on_journal_durable(void *arg, int rc) {
     self->fail(Status::Error(rc, "journal write of seq " + std::to_string(f->seq) + " failed"));
     return;
   }
-  bool complete_now = false;
+  bool complete_now = false, apply_here = false;
   {
     std::lock_guard lk(self->mu_);
     f->durable = true;
     complete_now = f->applied && !f->completed;
-    if (complete_now) f->completed = true;
+    if (complete_now) {
+      f->completed = true;
+    } else if (self->can_apply_inline_locked(*f)) {
+      self->queue_.pop_front();
+      self->backend_busy_ = true;
+      apply_here = true;
+    }
   }
-  if (complete_now)
+  if (apply_here)
+    self->apply_inline(f);
+  else if (complete_now)
     self->complete(f, Status::OK());
   else
     self->cv_.notify_all();
 }
 
+// The depth-1 fast path: f is a small transaction (inline_ok), durable,
+// next in seq order and alone in the queue, and nobody is applying or
+// checkpointing. (Transactions with a CLONE on a backend without exact
+// replay are never inline_ok: the apply thread checkpoints right after them,
+// before applying anything else.)
+bool Store::can_apply_inline_locked(const InFlight &f) const {
+  return f.inline_ok && journal_ && !parallel_apply_ && failed_.ok() && !stopping_ &&
+         !backend_busy_ && !checkpoint_requested_ && queue_.size() == 1 &&
+         queue_.front().get() == &f;
+}
+
+bool Store::apply_thread_has_work_locked() const {
+  if (backend_busy_) return false;
+  if (!queue_.empty() && (queue_.front()->durable || parallel_apply_ || !journal_)) return true;
+  return checkpoint_requested_ && applied_seq_ > committed_seq_;
+}
+
+void Store::apply_inline(const std::shared_ptr<InFlight> &f) {
+  Status st = apply_striped(*f);
+  if (!st.ok()) {
+    fail(st);  // completes f too: it is still in live_
+    release_backend();
+    return;
+  }
+  bool complete_now = mark_applied(*f);
+  bytes_since_checkpoint_ += f->bytes;
+  bool ckpt = checkpoint_due(*f);
+  {
+    std::lock_guard lk(mu_);
+    ++inline_applies_;
+    // Never checkpoint here: a syncfs would hold up the journal's writer.
+    // The apply thread does it (release_backend() wakes it).
+    if (ckpt) checkpoint_requested_ = true;
+  }
+  done_cv_.notify_all();
+  if (complete_now)
+    complete(f, Status::OK(), /*release_backend=*/true);
+  else
+    release_backend();
+}
+
+void Store::release_backend() {
+  bool wake;
+  {
+    std::lock_guard lk(mu_);
+    backend_busy_ = false;
+    wake = apply_thread_has_work_locked();
+  }
+  done_cv_.notify_all();  // close() may wait for the backend
+  if (wake) cv_.notify_all();
+}
+
 // REQUIRES: the caller set f->completed under mu_ (so each runs once).
-void Store::complete(const std::shared_ptr<InFlight> &f, const Status &st) {
+void Store::complete(const std::shared_ptr<InFlight> &f, const Status &st, bool release_backend) {
   if (f->cb) f->cb(st);
+  bool wake = false;
   {
     std::lock_guard lk(mu_);
     live_.erase(f->seq);
     --in_flight_;
+    if (release_backend) {
+      backend_busy_ = false;
+      wake = apply_thread_has_work_locked();
+    }
   }
   done_cv_.notify_all();
+  if (wake) cv_.notify_all();
 }
 
 Status Store::submit(Transaction t) {
@@ -628,6 +722,42 @@ Status Store::checkpoint_locked_out(uint64_t seq) {
   return Status::OK();
 }
 
+Status Store::apply_striped(InFlight &f) {
+  auto apply_start = Clock::now();
+  std::vector<size_t> stripes = stripes_of(f);
+  for (size_t i : stripes) stripes_[i].lock();
+  Status st = apply_one(f);
+  for (size_t i : stripes) stripes_[i].unlock();
+  busy_since_checkpoint_ += Clock::now() - apply_start;
+  return st;
+}
+
+bool Store::mark_applied(InFlight &f) {
+  std::lock_guard lk(mu_);
+  f.applied = true;
+  if (!journal_) f.durable = true;
+  applied_seq_ = f.seq;
+  for (const std::string &k : f.objs)
+    if (--pending_objects_[k] == 0) pending_objects_.erase(k);
+  bool complete_now = f.durable && !f.completed;
+  if (complete_now) f.completed = true;
+  return complete_now;
+}
+
+bool Store::checkpoint_due(const InFlight &f) {
+  if (f.has_clone && !exact_replay_) return true;
+  if (Clock::now() - last_checkpoint_ >= std::chrono::milliseconds(settings_.checkpoint_interval_ms))
+    return true;
+  if (journal_) {
+    strata_journal_stat js = journal_->stat();
+    if (js.capacity_bytes &&
+        100.0 * js.used_bytes / js.capacity_bytes >= settings_.checkpoint_fill_pct)
+      return true;
+  }
+  std::lock_guard lk(mu_);
+  return checkpoint_requested_;
+}
+
 void Store::apply_loop() {
   for (;;) {
     std::shared_ptr<InFlight> f;
@@ -636,75 +766,58 @@ void Store::apply_loop() {
     {
       std::unique_lock lk(mu_);
       auto ready = [&] {
-        return !queue_.empty() && (queue_.front()->durable || parallel_apply_ || !journal_);
+        return !backend_busy_ && !queue_.empty() &&
+               (queue_.front()->durable || parallel_apply_ || !journal_);
       };
-      auto idle_ckpt = [&] { return applied_seq_ > committed_seq_ && checkpoint_requested_; };
+      auto idle_ckpt = [&] {
+        return !backend_busy_ && applied_seq_ > committed_seq_ && checkpoint_requested_;
+      };
       bool woke = cv_.wait_for(lk, std::chrono::milliseconds(settings_.checkpoint_interval_ms),
                                [&] { return ready() || stopping_ || idle_ckpt() || !failed_.ok(); });
       if (!failed_.ok()) return;
       if (ready()) {
         f = queue_.front();
         queue_.pop_front();
+        backend_busy_ = true;
       } else if (stopping_) {
         return;
-      } else if (applied_seq_ > committed_seq_ && (!woke || checkpoint_requested_)) {
+      } else if (!backend_busy_ && applied_seq_ > committed_seq_ &&
+                 (!woke || checkpoint_requested_)) {
         do_checkpoint = true;
         ckpt_seq = applied_seq_;
+        backend_busy_ = true;
       }
     }
     if (do_checkpoint) {
       Status st = checkpoint_locked_out(ckpt_seq);
+      release_backend();
       if (!st.ok()) fail(st);
       continue;
     }
     if (!f) continue;
 
-    auto apply_start = Clock::now();
-    Status st;
-    {
-      std::vector<size_t> stripes = stripes_of(*f);
-      for (size_t i : stripes) stripes_[i].lock();
-      st = apply_one(*f);
-      for (size_t i : stripes) stripes_[i].unlock();
-    }
-    busy_since_checkpoint_ += Clock::now() - apply_start;
+    Status st = apply_striped(*f);
     if (!st.ok()) {
       fail(st);  // completes f too: it is still in live_
+      release_backend();
       return;
     }
-    bool complete_now = false;
-    {
-      std::lock_guard lk(mu_);
-      f->applied = true;
-      if (!journal_) f->durable = true;
-      applied_seq_ = f->seq;
-      for (const std::string &k : f->objs)
-        if (--pending_objects_[k] == 0) pending_objects_.erase(k);
-      complete_now = f->durable && !f->completed;
-      if (complete_now) f->completed = true;
-    }
+    bool complete_now = mark_applied(*f);
     done_cv_.notify_all();
+    // The callback runs before the backend is given up, so that an inline
+    // apply of the next transaction cannot complete ahead of this one.
     if (complete_now) complete(f, Status::OK());
 
     bytes_since_checkpoint_ += f->bytes;
-    bool need = (f->has_clone && !exact_replay_);
-    if (!need) {
-      auto since = Clock::now() - last_checkpoint_;
-      need = since >= std::chrono::milliseconds(settings_.checkpoint_interval_ms);
-    }
-    if (!need && journal_) {
-      strata_journal_stat js = journal_->stat();
-      need = js.capacity_bytes &&
-             100.0 * js.used_bytes / js.capacity_bytes >= settings_.checkpoint_fill_pct;
-    }
-    if (!need) {
-      std::lock_guard lk(mu_);
-      need = checkpoint_requested_;
-    }
-    if (need) {
+    if (checkpoint_due(*f)) {
       Status cst = checkpoint_locked_out(f->seq);
-      if (!cst.ok()) fail(cst);
+      if (!cst.ok()) {
+        release_backend();
+        fail(cst);
+        continue;
+      }
     }
+    release_backend();
   }
 }
 
@@ -947,6 +1060,7 @@ StoreStats Store::stats() {
     std::lock_guard lk(mu_);
     s.applied_seq = applied_seq_;
     s.committed_seq = committed_seq_;
+    s.inline_applies = inline_applies_;
   }
   s.submitted_seq = submitted_seq_;
   s.checkpoints = checkpoints_;

@@ -5,12 +5,24 @@
 // appends to absolute writes, moves large full-object writes to staged
 // writes (their bytes go straight to the backend, only metadata is
 // journaled), assigns the next sequence number and appends the encoded
-// transaction to the journal. The apply thread applies transactions in
-// sequence order once they are durable (or at once, in parallel with the
-// journal, for backends that roll back to their last checkpoint after a
-// crash), then runs the caller's callback: a callback means durable AND
-// visible to reads. The apply thread checkpoints the backend periodically and
-// when the journal fills, then trims the journal.
+// transaction to the journal. Transactions are applied in sequence order
+// once they are durable (or at once, in parallel with the journal, for
+// backends that roll back to their last checkpoint after a crash), then the
+// caller's callback runs: a callback means durable AND visible to reads.
+// Successful callbacks run in sequence order.
+//
+// Who applies: the apply thread, except on the depth-1 path. When the
+// journal reports a transaction durable that is the only one queued, and
+// nothing else is using the backend, the journal's callback applies it and
+// runs the caller's callback right there, saving a thread handoff. Whoever
+// applies or checkpoints owns the backend (backend_busy_) meanwhile, so
+// applies never overlap each other or a checkpoint; the owner runs the
+// callback of what it applied before giving the backend up, which keeps
+// callbacks in seq order. With more than one transaction queued the
+// journal's thread only wakes the apply thread (applying a whole batch there
+// would hold up the next journal write). The apply thread checkpoints the
+// backend periodically and when the journal fills (an inline apply only
+// asks it to), then trims the journal.
 //
 // Back-pressure: above throttle_fill_pct of journal fill, each queue() sleeps
 // in proportion to its bytes over the measured drain rate (bytes
@@ -18,7 +30,8 @@
 // at the speed the backend absorbs instead of running into a full journal.
 //
 // Threading: every public method is thread-safe. Callbacks run on store
-// threads and must not call close().
+// threads (the apply thread or the journal plugin's thread) and must not
+// block: no close(), submit(), drain() or checkpoint_now() from a callback.
 #pragma once
 
 #include <atomic>
@@ -78,6 +91,8 @@ struct StoreStats {
   double throttle_seconds = 0;
   double drain_bytes_per_sec = 0;
   uint64_t staged_writes = 0;
+  // Transactions applied on the journal's thread (the depth-1 fast path).
+  uint64_t inline_applies = 0;
   strata_journal_stat journal{};
   bool has_journal = false;
 };
@@ -155,9 +170,26 @@ class Store {
                    const StoreSettings &s);
   Status replay();
   Status apply_one(InFlight &f);
-  Status checkpoint_locked_out(uint64_t seq);  // apply thread only
+  // REQUIRES: the caller owns the backend (or no other thread runs).
+  Status checkpoint_locked_out(uint64_t seq);
   void apply_loop();
-  void complete(const std::shared_ptr<InFlight> &f, const Status &st);
+  // The backend owner's steps around applying f: apply under the object
+  // stripes, then record f as applied (returns whether its callback is due
+  // now, marking it completed), then whether a checkpoint is due.
+  Status apply_striped(InFlight &f);
+  bool mark_applied(InFlight &f);
+  bool checkpoint_due(const InFlight &f);
+  // The journal's callback applying f itself (see the top of this file).
+  // REQUIRES: f was popped from queue_ and backend_busy_ set by the caller.
+  void apply_inline(const std::shared_ptr<InFlight> &f);
+  bool can_apply_inline_locked(const InFlight &f) const;  // REQUIRES: mu_
+  bool apply_thread_has_work_locked() const;              // REQUIRES: mu_
+  // Runs f's callback, then retires f; with release_backend also gives up
+  // the backend in the same critical section (so drain() never returns
+  // while the backend is still owned by a finished apply).
+  void complete(const std::shared_ptr<InFlight> &f, const Status &st,
+                bool release_backend = false);
+  void release_backend();
   static void on_journal_durable(void *arg, int rc);
   void throttle(uint64_t bytes);
   Status prepare(Transaction &t, std::vector<std::string> &touched_objs,
@@ -204,12 +236,17 @@ class Store {
   uint64_t applied_seq_ = 0, committed_seq_ = 0;   // GUARDED_BY(mu_)
   bool stopping_ = false;
   bool checkpoint_requested_ = false;
+  // Someone applies or checkpoints right now (the apply thread or an inline
+  // apply on the journal's thread). GUARDED_BY(mu_)
+  bool backend_busy_ = false;
+  uint64_t inline_applies_ = 0;  // GUARDED_BY(mu_)
   Status failed_;                                   // GUARDED_BY(mu_)
   std::thread apply_thread_;
   static constexpr size_t kStripes = 64;
   mutable std::array<std::shared_mutex, kStripes> stripes_;
 
-  // Checkpoint and throttle bookkeeping (apply thread writes, others read).
+  // Checkpoint and throttle bookkeeping: written by the backend's owner
+  // only (backend_busy_ hands it over under mu_), others read the atomics.
   std::chrono::steady_clock::time_point last_checkpoint_;
   uint64_t bytes_since_checkpoint_ = 0;
   // Time spent applying and checkpointing since the last checkpoint: the

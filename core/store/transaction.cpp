@@ -46,6 +46,19 @@ class Reader {
 
 std::string_view Transaction::keep(std::string_view s) {
   if (s.empty()) return {};
+  if (s.size() >= kAlignedValueMin) {
+    // Aligned by hand inside a plain allocation: glibc serves a plain
+    // allocation of a size it has seen freed from its heap, where
+    // aligned_alloc of several MiB took a fresh mmap (page faults, zeroing,
+    // munmap) for every transaction.
+    size_t padded = (s.size() + kValueAlignment - 1) / kValueAlignment * kValueAlignment;
+    auto &buf = aligned_.emplace_back(new char[padded + kValueAlignment]);
+    char *p = buf.get();
+    p += (kValueAlignment - reinterpret_cast<uintptr_t>(p) % kValueAlignment) % kValueAlignment;
+    std::memcpy(p, s.data(), s.size());
+    std::memset(p + s.size(), 0, padded - s.size());
+    return {p, s.size()};
+  }
   storage_.emplace_back(s);
   return storage_.back();
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,9 +100,17 @@ class Transaction {
   uint64_t encoded_size() const;
   static Result<Transaction> decode(std::string_view bytes);
 
+  // Values of at least this many bytes are kept 4 KiB-aligned (their
+  // allocation rounded up to whole 4 KiB blocks, the padding zeroed), so
+  // that a backend staging them can write them with O_DIRECT straight from
+  // the transaction instead of copying them into a bounce buffer first.
+  static constexpr size_t kAlignedValueMin = 64 * 1024;
+  static constexpr size_t kValueAlignment = 4096;
+
  private:
   std::string_view keep(std::string_view s);
   std::deque<std::string> storage_;  // stable addresses for the slices
+  std::vector<std::unique_ptr<char[]>> aligned_;  // large values, aligned inside
   std::vector<strata_op> ops_;
 };
 

@@ -280,3 +280,209 @@ struct Heartbeat {
   stampNs @2 :UInt64;
   isReply @3 :Bool;
 }
+
+# Replication, peering, recovery and scrub (OSD <-> OSD, types 49..60).
+#
+# Every PG-addressed message carries `mapEpoch`, the sender's map epoch when
+# it sent it: a receiver with an older map waits for that epoch first. A
+# primary stamps requests with `intervalEpoch` (the epoch its current
+# interval of the PG began); replies echo it, so that answers to a previous
+# interval are recognised and dropped.
+
+# A version in a PG: the map epoch the primary wrote it under, and a counter
+# increasing by one per write in the PG. Ordered by (epoch, version).
+struct EVersion {
+  epoch @0 :UInt64;
+  version @1 :UInt64;
+}
+
+struct PgLogEntry {
+  version @0 :EVersion;
+  oid @1 :Text;
+  op @2 :UInt8;             # 1 = modify, 2 = delete
+  client @3 :Text;          # reqid: the client instance ("" = none)
+  tid @4 :UInt64;           # reqid: the client's tid
+  rc @5 :Int32;
+  mtimeNs @6 :UInt64;
+}
+
+struct PastInterval {
+  first @0 :UInt64;
+  last @1 :UInt64;
+  acting @2 :List(Int32);
+  primary @3 :Int32;
+  maybeWentRw @4 :Bool;     # acting reached min_size: writes may have happened
+}
+
+struct PgInfo {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  lastUpdate @2 :EVersion;
+  logTail @3 :EVersion;     # the log holds the entries after this version
+  lastEpochStarted @4 :UInt64;
+  backfillComplete @5 :Bool; # false while being backfilled: not a source
+  pastIntervals @6 :List(PastInterval);
+}
+
+struct MissingItem {
+  oid @0 :Text;
+  need @1 :EVersion;
+  isDelete @2 :Bool;
+}
+
+# primary -> replica: one client write. The transaction (store Transaction
+# encoding, object ops only) is data segment `txnSeg`; the replica adds the
+# log entry itself. txnSeg = -1: log the entry only (the object is beyond a
+# backfill target's progress and will be copied later).
+struct RepOp {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  repTid @4 :UInt64;
+  entry @5 :PgLogEntry;
+  txnSeg @6 :Int32 = -1;
+}
+
+# replica -> primary: the write is durable on the replica (rc = 0).
+struct RepOpReply {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  intervalEpoch @2 :UInt64;
+  repTid @3 :UInt64;
+  from @4 :Int32;
+  rc @5 :Int32;
+}
+
+# primary -> any OSD that may hold the PG: send your info, log and missing.
+struct PgQuery {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  from @4 :Int32;
+}
+
+struct PgNotify {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;   # echoed from the query
+  from @4 :Int32;
+  hasPg @5 :Bool;
+  info @6 :PgInfo;
+  log @7 :List(PgLogEntry);
+  missing @8 :List(MissingItem);
+}
+
+# primary -> replica: peering is done, the PG is active in this interval.
+# A log-recovered replica drops its log entries newer than `rewindTo`
+# (divergent ones), appends `entries` and adds `missing`. A backfill target
+# (`backfill`) replaces its whole log with `entries` and is incomplete until
+# PgBackfillDone.
+struct PgActivate {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  from @4 :Int32;
+  lastEpochStarted @5 :UInt64;
+  backfill @6 :Bool;
+  rewindTo @7 :EVersion;
+  entries @8 :List(PgLogEntry);
+  missing @9 :List(MissingItem);
+  logTail @10 :EVersion;
+}
+
+# One object's whole state (recovery, backfill, repair): `txnSeg` is a
+# store Transaction that rebuilds it; isDelete: the object must not exist.
+# Sent by the primary to a replica, or by a peer to the primary answering
+# a PgPull (rc < 0: the peer could not read it).
+struct PgPush {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  tid @4 :UInt64;
+  from @5 :Int32;
+  oid @6 :Text;
+  version @7 :EVersion;
+  isDelete @8 :Bool;
+  txnSeg @9 :Int32 = -1;
+  rc @10 :Int32;
+}
+
+struct PgPushReply {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  intervalEpoch @2 :UInt64;
+  tid @3 :UInt64;
+  from @4 :Int32;
+  oid @5 :Text;
+  rc @6 :Int32;
+}
+
+# primary -> a peer holding a good copy: push `oid` to me.
+struct PgPull {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  tid @4 :UInt64;
+  from @5 :Int32;
+  oid @6 :Text;
+}
+
+# primary -> peer: list objects after `startAfter` up to `end` (inclusive,
+# "" = no end), at most `limit`, with versions; `deep` adds a digest of each
+# object's data, xattrs and omap (deep scrub).
+struct PgScan {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  tid @4 :UInt64;
+  from @5 :Int32;
+  startAfter @6 :Text;
+  end @7 :Text;
+  limit @8 :UInt32;
+  deep @9 :Bool;
+}
+
+struct ScanItem {
+  oid @0 :Text;
+  version @1 :EVersion;
+  size @2 :UInt64;
+  digest @3 :UInt64;
+  rc @4 :Int32;               # a read error while digesting
+}
+
+struct PgScanReply {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  intervalEpoch @2 :UInt64;
+  tid @3 :UInt64;
+  from @4 :Int32;
+  rc @5 :Int32;
+  items @6 :List(ScanItem);
+  more @7 :Bool;
+}
+
+# primary -> backfill target: every object has been copied; the target is
+# a complete replica again.
+struct PgBackfillDone {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  intervalEpoch @3 :UInt64;
+  from @4 :Int32;
+}
+
+# primary -> an OSD outside the acting set still holding the PG, once the
+# PG is clean: delete your copy.
+struct PgRemove {
+  pool @0 :UInt32;
+  seed @1 :UInt32;
+  mapEpoch @2 :UInt64;
+  from @3 :Int32;
+}

@@ -1,0 +1,158 @@
+#include "mon/pg_stats.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace strata::mon {
+
+void PgStatsTable::update(OsdStatEntry e) {
+  auto &idx = index_[e.id];
+  idx.clear();
+  for (size_t i = 0; i < e.pgs.size(); ++i) idx[e.pgs[i].pg] = i;
+  osds_[e.id] = std::move(e);
+}
+
+std::vector<PgRow> PgStatsTable::pgs(const cluster::MapView &view, int64_t pool) const {
+  std::vector<PgRow> out;
+  for (const auto &[pid, p] : view.map().pools) {
+    if (pool >= 0 && int64_t(pid) != pool) continue;
+    for (uint32_t seed = 0; seed < p.pg_num; ++seed) {
+      PgRow row;
+      row.pg = PgId{pid, seed};
+      row.up = view.raw_set(row.pg);
+      row.acting = view.acting(row.pg);
+      row.state = row.acting.empty() ? "down" : "unknown";
+      if (!row.acting.empty()) {
+        auto it = index_.find(row.acting[0]);
+        auto at =
+            it == index_.end() ? std::map<PgId, size_t>::const_iterator() : it->second.find(row.pg);
+        if (it != index_.end() && at != it->second.end()) {
+          const PgStatEntry &s = osds_.at(row.acting[0]).pgs[at->second];
+          row.state = s.acting == row.acting ? s.state : "peering";
+          row.objects = s.objects;
+          row.bytes = s.bytes;
+          row.last_update = s.last_update;
+        }
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+ClusterSummary PgStatsTable::summary(const cluster::MapView &view) const {
+  const cluster::ClusterMap &m = view.map();
+  ClusterSummary s;
+  std::vector<std::string> down;
+  for (const auto &[id, o] : m.osds) {
+    ++s.osds;
+    if (o.up)
+      ++s.osds_up;
+    else if (o.in)
+      down.push_back("osd." + std::to_string(id));
+    if (o.in) ++s.osds_in;
+  }
+  s.pools = uint32_t(m.pools.size());
+  bool error = false;
+  for (const PgRow &r : pgs(view)) {
+    ++s.pgs;
+    ++s.pgs_by_state[r.state];
+    s.objects += r.objects;
+    s.bytes += r.bytes;
+    if (r.state == "down") error = true;
+  }
+  for (const auto &[id, e] : osds_) {
+    const cluster::OsdInfo *o = m.osd(id);
+    if (!o || !o->up) continue;
+    s.used_bytes += e.used_bytes;
+    s.total_bytes += e.total_bytes;
+    for (const std::string &w : e.warnings)
+      s.warnings.push_back("osd." + std::to_string(id) + ": " + w);
+  }
+  if (!down.empty()) {
+    std::string w = std::to_string(down.size()) + " OSD(s) down:";
+    for (const std::string &d : down) w += " " + d;
+    s.warnings.insert(s.warnings.begin(), w);
+  }
+  uint32_t usable = 0;
+  for (const auto &[id, o] : m.osds)
+    if (o.up && o.in) ++usable;
+  for (const auto &[id, p] : m.pools)
+    if (p.size > usable)
+      s.warnings.push_back("pool '" + p.name + "' wants " + std::to_string(p.size) +
+                           " replicas but only " + std::to_string(usable) +
+                           " OSD(s) are up and in");
+  uint32_t clean = s.pgs_by_state.count("active+clean") ? s.pgs_by_state.at("active+clean") : 0;
+  if (clean < s.pgs) {
+    std::string w = std::to_string(s.pgs - clean) + " PG(s) not active+clean:";
+    for (const auto &[state, n] : s.pgs_by_state)
+      if (state != "active+clean") w += " " + std::to_string(n) + " " + state;
+    s.warnings.push_back(w);
+  }
+  if (m.pools.size() && s.osds_up == 0) error = true;
+  s.health = error ? "HEALTH_ERR" : s.warnings.empty() ? "HEALTH_OK" : "HEALTH_WARN";
+  return s;
+}
+
+json::Value ClusterSummary::to_json() const {
+  json::Value j;
+  j.set("health", health);
+  json::Value w = json::Array{};
+  for (const std::string &x : warnings) w.push(x);
+  j.set("warnings", w);
+  json::Value o;
+  o.set("total", osds);
+  o.set("up", osds_up);
+  o.set("in", osds_in);
+  j.set("osds", o);
+  j.set("pools", pools);
+  json::Value p;
+  p.set("total", pgs);
+  json::Value by = json::Object{};
+  for (const auto &[state, n] : pgs_by_state) by.set(state, n);
+  p.set("by_state", by);
+  j.set("pgs", p);
+  j.set("objects", objects);
+  j.set("bytes", bytes);
+  j.set("used_bytes", used_bytes);
+  j.set("total_bytes", total_bytes);
+  return j;
+}
+
+namespace {
+std::string human_bytes(uint64_t b) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+}  // namespace
+
+std::string ClusterSummary::to_text(const cluster::ClusterMap &m) const {
+  std::ostringstream os;
+  os << "  cluster:\n    id:     " << m.fsid << "\n    health: " << health << "\n";
+  for (const std::string &w : warnings) os << "            " << w << "\n";
+  os << "\n  services:\n    mon: 1 daemon, map epoch " << m.epoch << "\n    osd: " << osds
+     << " osds: " << osds_up << " up, " << osds_in << " in\n";
+  os << "\n  data:\n    pools:   " << pools << " pools, " << pgs << " pgs\n    objects: " << objects
+     << " objects, " << human_bytes(bytes) << "\n    usage:   " << human_bytes(used_bytes)
+     << " used, " << human_bytes(total_bytes > used_bytes ? total_bytes - used_bytes : 0) << " / "
+     << human_bytes(total_bytes) << " avail\n    pgs:     ";
+  bool first = true;
+  for (const auto &[state, n] : pgs_by_state) {
+    if (!first) os << "\n             ";
+    first = false;
+    os << n << " " << state;
+  }
+  if (first) os << "none";
+  os << "\n";
+  return os.str();
+}
+
+}  // namespace strata::mon

@@ -1,0 +1,88 @@
+#include "osd/mon_client.h"
+
+namespace strata::osd {
+
+MonClient::MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
+                     std::function<std::vector<msg::Message>()> on_connect)
+    : messenger_(messenger), log_(log), mon_addr_(std::move(mon_addr)),
+      on_connect_(std::move(on_connect)) {}
+
+MonClient::~MonClient() { stop(); }
+
+void MonClient::start() { thread_ = std::thread([this] { loop(); }); }
+
+void MonClient::stop() {
+  msg::ConnectionRef c;
+  {
+    std::lock_guard lk(mu_);
+    stopping_ = true;
+    c = conn_;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (c) c->close("OSD stopping");
+}
+
+bool MonClient::send(msg::Message m) {
+  msg::ConnectionRef c;
+  {
+    std::lock_guard lk(mu_);
+    c = conn_;
+  }
+  return c && c->send(std::move(m));
+}
+
+bool MonClient::connected() {
+  std::lock_guard lk(mu_);
+  return conn_ && conn_->is_open();
+}
+
+bool MonClient::is_mon(const msg::ConnectionRef &conn) {
+  std::lock_guard lk(mu_);
+  return conn_ == conn;
+}
+
+bool MonClient::on_close(const msg::ConnectionRef &conn) {
+  {
+    std::lock_guard lk(mu_);
+    if (conn_ != conn) return false;
+    conn_.reset();
+  }
+  log_.warn("osd", "lost the monitor connection; reconnecting");
+  cv_.notify_all();
+  return true;
+}
+
+void MonClient::loop() {
+  bool warned = false;
+  std::unique_lock lk(mu_);
+  while (!stopping_) {
+    if (conn_ && conn_->is_open()) {
+      cv_.wait_for(lk, std::chrono::milliseconds(500));
+      continue;
+    }
+    lk.unlock();
+    auto c = messenger_.connect(mon_addr_, std::chrono::milliseconds(2000));
+    lk.lock();
+    if (stopping_) {
+      if (c.ok()) (*c)->close("OSD stopping");
+      break;
+    }
+    if (!c.ok()) {
+      if (!warned) log_.warn("osd", "cannot reach the monitor at " + mon_addr_ + ": " +
+                                        c.status().ToString() + " (retrying)");
+      warned = true;
+      cv_.wait_for(lk, std::chrono::milliseconds(300));
+      continue;
+    }
+    warned = false;
+    conn_ = *c;
+    msg::ConnectionRef conn = conn_;
+    lk.unlock();
+    log_.info("osd", "connected to the monitor at " + mon_addr_);
+    for (msg::Message &m : on_connect_()) conn->send(std::move(m));
+    lk.lock();
+  }
+}
+
+}  // namespace strata::osd

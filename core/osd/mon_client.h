@@ -1,0 +1,51 @@
+// The OSD's session with the monitor: keeps one connection open (reconnects
+// after a pause when it drops), and on every new connection subscribes to
+// maps (with keys) and sends the messages `on_connect` builds (subscribe +
+// boot). Incoming messages arrive through the messenger's common handler.
+//
+// Threading: send() and on_close() are thread-safe; callbacks run on the
+// session thread.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/log.h"
+#include "msg/messenger.h"
+
+namespace strata::osd {
+
+class MonClient {
+ public:
+  MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
+            std::function<std::vector<msg::Message>()> on_connect);
+  ~MonClient();
+  void start();
+  void stop();
+
+  // False when not connected (the message is dropped: everything the OSD
+  // sends the monitor is periodic or re-sent on reconnect).
+  bool send(msg::Message m);
+  bool connected();
+  bool on_close(const msg::ConnectionRef &conn);
+  bool is_mon(const msg::ConnectionRef &conn);
+
+ private:
+  void loop();
+
+  msg::Messenger &messenger_;
+  Logger &log_;
+  std::string mon_addr_;
+  std::function<std::vector<msg::Message>()> on_connect_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  msg::ConnectionRef conn_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace strata::osd

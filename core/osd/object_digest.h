@@ -1,0 +1,16 @@
+// A digest of everything an object holds — data, xattrs (the OSD's object
+// info included), omap header and omap entries — for deep scrub: two
+// copies with the same digest hold the same object.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "common/status.h"
+#include "store/store.h"
+
+namespace strata::osd {
+
+Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::string_view oid);
+
+}  // namespace strata::osd

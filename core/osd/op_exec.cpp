@@ -1,0 +1,319 @@
+#include "osd/op_exec.h"
+
+#include <algorithm>
+
+#include "osd/encoding.h"
+
+namespace strata::osd {
+
+bool is_mutation(OpCode c) {
+  switch (c) {
+    case OpCode::kWrite: case OpCode::kWriteFull: case OpCode::kAppend: case OpCode::kTruncate:
+    case OpCode::kZero: case OpCode::kRemove: case OpCode::kCreate: case OpCode::kSetXattr:
+    case OpCode::kRmXattr: case OpCode::kOmapSet: case OpCode::kOmapRmKeys:
+    case OpCode::kOmapRmRange: case OpCode::kOmapClear: case OpCode::kOmapSetHeader:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool any_mutation(const std::vector<OsdOp> &ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const OsdOp &o) { return is_mutation(o.code); });
+}
+
+Result<ObjectState> load_object_state(store::Store &store, std::string_view coll,
+                                      std::string_view oid) {
+  ObjectState s;
+  auto st = store.stat(coll, oid);
+  if (!st.ok()) {
+    if (st.status().code() == -ENOENT) return s;
+    return st.status();
+  }
+  s.exists = true;
+  s.size = st->size;
+  auto attr = store.getxattr(coll, oid, kObjectInfoAttr);
+  if (attr.ok()) {
+    auto oi = decode_object_info(*attr);
+    if (!oi.ok()) return oi.status();
+    s.oi = *oi;
+  } else if (attr.status().code() != -ENODATA && attr.status().code() != -ENOENT) {
+    return attr.status();
+  }
+  return s;
+}
+
+namespace {
+
+constexpr uint64_t kDefaultOmapListMax = 1000;
+constexpr size_t kMaxXattrName = 255 - kUserXattrPrefix.size();
+
+std::string user_attr(const std::string &name) {
+  std::string n(kUserXattrPrefix);
+  n += name;
+  return n;
+}
+
+bool compare(const std::string &have, const std::string &want, CmpMode mode) {
+  int c = have.compare(want);
+  switch (mode) {
+    case CmpMode::kEq: return c == 0;
+    case CmpMode::kNe: return c != 0;
+    case CmpMode::kGt: return c > 0;
+    case CmpMode::kGe: return c >= 0;
+    case CmpMode::kLt: return c < 0;
+    case CmpMode::kLe: return c <= 0;
+  }
+  return false;
+}
+
+int32_t rc_of(const Status &s) { return s.code() ? s.code() : -EIO; }
+
+// One op; rc < 0 stops the list. `cur` is the object as the list has left
+// it so far (exists/size), `orig` as it was before.
+int32_t run_op(store::Store &store, const std::string &coll, const std::string &oid,
+               const OsdOp &op, const ObjectState &orig, ObjectState &cur, store::Transaction *t,
+               OpResult &res) {
+  auto need_name = [&]() { return !op.name.empty() && op.name.size() <= kMaxXattrName; };
+  switch (op.code) {
+    // --- guards ---
+    case OpCode::kAssertExists:
+      return orig.exists ? 0 : -ENOENT;
+    case OpCode::kAssertVersion:
+      return (orig.exists ? orig.oi.version.version : 0) == op.version ? 0 : -ERANGE;
+    case OpCode::kCmpXattr: {
+      if (!need_name()) return -EINVAL;
+      if (!orig.exists) return -ENOENT;
+      std::string have;
+      auto v = store.getxattr(coll, oid, user_attr(op.name));
+      if (v.ok()) have = std::move(*v);
+      else if (v.status().code() != -ENODATA) return rc_of(v.status());
+      // An absent xattr compares as the empty value.
+      return compare(have, op.data, op.cmp) ? 0 : -ECANCELED;
+    }
+    // --- reads (of the object as it was before the list) ---
+    case OpCode::kRead: {
+      if (!orig.exists) return -ENOENT;
+      uint64_t len = op.length ? op.length : UINT64_MAX;
+      auto d = store.read(coll, oid, op.offset, len);
+      if (!d.ok()) return rc_of(d.status());
+      res.data = std::move(*d);
+      return 0;
+    }
+    case OpCode::kStat:
+      if (!orig.exists) return -ENOENT;
+      res.size = orig.size;
+      res.mtime_ns = orig.oi.mtime_ns;
+      return 0;
+    case OpCode::kGetXattr: {
+      if (!need_name()) return -EINVAL;
+      if (!orig.exists) return -ENOENT;
+      auto v = store.getxattr(coll, oid, user_attr(op.name));
+      if (!v.ok()) return rc_of(v.status());
+      res.data = std::move(*v);
+      return 0;
+    }
+    case OpCode::kGetXattrs: {
+      if (!orig.exists) return -ENOENT;
+      auto kv = store.getxattrs(coll, oid);
+      if (!kv.ok()) return rc_of(kv.status());
+      for (auto &[k, v] : *kv) {
+        if (k.compare(0, kUserXattrPrefix.size(), kUserXattrPrefix) != 0) continue;
+        res.keys.push_back(k.substr(kUserXattrPrefix.size()));
+        res.values.push_back(std::move(v));
+      }
+      return 0;
+    }
+    case OpCode::kOmapGetHeader: {
+      if (!orig.exists) return -ENOENT;
+      auto h = store.omap_get_header(coll, oid);
+      if (!h.ok()) return rc_of(h.status());
+      res.data = std::move(*h);
+      return 0;
+    }
+    case OpCode::kOmapGetByKeys: {
+      if (!orig.exists) return -ENOENT;
+      for (const std::string &k : op.keys) {
+        auto v = store.omap_get(coll, oid, k);
+        if (v.ok()) {
+          res.keys.push_back(k);
+          res.values.push_back(std::move(*v));
+        } else if (v.status().code() != -ENODATA) {
+          return rc_of(v.status());
+        }
+      }
+      return 0;
+    }
+    case OpCode::kOmapList: {
+      if (!orig.exists) return -ENOENT;
+      uint64_t max = op.length ? op.length : kDefaultOmapListMax;
+      // One more than asked tells whether there is more.
+      auto kv = store.omap_list(coll, oid, op.name, op.name2, max + 1);
+      if (!kv.ok()) return rc_of(kv.status());
+      if (kv->size() > max) {
+        res.more = true;
+        kv->resize(max);
+      }
+      for (auto &[k, v] : *kv) {
+        res.keys.push_back(std::move(k));
+        res.values.push_back(std::move(v));
+      }
+      return 0;
+    }
+    default:
+      break;
+  }
+
+  // --- mutations ---
+  if (!t) return -EINVAL;
+  switch (op.code) {
+    case OpCode::kWrite:
+      t->write(coll, oid, op.offset, op.data);
+      cur.size = std::max(cur.size, op.offset + op.data.size());
+      break;
+    case OpCode::kWriteFull:
+      t->write_full(coll, oid, op.data);
+      cur.size = op.data.size();
+      break;
+    case OpCode::kAppend:
+      // The primary knows the size (ops on one object are serialised), so
+      // the replicas get an absolute write and apply the same bytes.
+      t->write(coll, oid, cur.exists ? cur.size : 0, op.data);
+      cur.size = (cur.exists ? cur.size : 0) + op.data.size();
+      break;
+    case OpCode::kTruncate:
+      t->truncate(coll, oid, op.offset);
+      cur.size = op.offset;
+      break;
+    case OpCode::kZero:
+      if (cur.exists) t->zero(coll, oid, op.offset, op.length);
+      else t->touch(coll, oid);
+      break;
+    case OpCode::kRemove:
+      if (!cur.exists) return -ENOENT;
+      t->remove(coll, oid);
+      cur.exists = false;
+      cur.size = 0;
+      return 0;
+    case OpCode::kCreate:
+      if (cur.exists && (op.flags & kCreateExclusive)) return -EEXIST;
+      t->touch(coll, oid);
+      break;
+    case OpCode::kSetXattr:
+      if (!need_name()) return -EINVAL;
+      t->setxattr(coll, oid, user_attr(op.name), op.data);
+      break;
+    case OpCode::kRmXattr: {
+      if (!need_name()) return -EINVAL;
+      if (!cur.exists) return -ENOENT;
+      auto v = store.getxattr(coll, oid, user_attr(op.name));
+      if (!v.ok() && orig.exists) return rc_of(v.status());  // -ENODATA when absent
+      t->rmxattr(coll, oid, user_attr(op.name));
+      return 0;  // does not create
+    }
+    case OpCode::kOmapSet:
+      if (op.keys.size() != op.values.size()) return -EINVAL;
+      for (size_t i = 0; i < op.keys.size(); ++i) t->omap_set(coll, oid, op.keys[i], op.values[i]);
+      break;
+    case OpCode::kOmapRmKeys:
+      if (!cur.exists) return -ENOENT;
+      for (const std::string &k : op.keys) t->omap_rm(coll, oid, k);
+      return 0;
+    case OpCode::kOmapRmRange:
+      if (!cur.exists) return -ENOENT;
+      t->omap_rm_range(coll, oid, op.name, op.name2);
+      return 0;
+    case OpCode::kOmapClear:
+      if (!cur.exists) return -ENOENT;
+      t->omap_clear(coll, oid);
+      return 0;
+    case OpCode::kOmapSetHeader:
+      t->omap_set_header(coll, oid, op.data);
+      break;
+    default:
+      return -EOPNOTSUPP;
+  }
+  cur.exists = true;  // every op that gets here creates the object
+  return 0;
+}
+
+// Whether any op depends on the object's current state (existence, size,
+// version, attributes) rather than just overwriting part of it.
+bool needs_state(const std::vector<OsdOp> &ops) {
+  for (const OsdOp &op : ops) {
+    switch (op.code) {
+      case OpCode::kWrite:
+      case OpCode::kWriteFull:
+      case OpCode::kTruncate:
+      case OpCode::kSetXattr:
+      case OpCode::kOmapSet:
+      case OpCode::kOmapSetHeader:
+        continue;
+      case OpCode::kCreate:
+        if (!(op.flags & kCreateExclusive)) continue;
+        return true;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std::string &oid,
+                        const std::vector<OsdOp> &ops, const ObjectInfo &new_oi,
+                        store::Transaction *t) {
+  ExecOutcome out;
+  if (!valid_object_name(oid)) {
+    out.rc = -EINVAL;
+    return out;
+  }
+  // Plain writes (the common case) need nothing from the object as it is:
+  // skip the two metadata reads.
+  ObjectState orig;
+  if (needs_state(ops)) {
+    auto loaded = load_object_state(store, coll, oid);
+    if (!loaded.ok()) {
+      out.rc = rc_of(loaded.status());
+      return out;
+    }
+    orig = *loaded;
+  }
+  ObjectState cur = orig;
+  size_t first_op = t ? t->size() : 0;
+  out.results.reserve(ops.size());
+  for (const OsdOp &op : ops) {
+    out.results.emplace_back();
+    int32_t rc = run_op(store, coll, oid, op, orig, cur, t, out.results.back());
+    out.results.back().rc = rc;
+    if (rc < 0) {
+      out.rc = rc;
+      break;
+    }
+  }
+  bool mutated = t && t->size() > first_op;
+  if (out.rc < 0) {
+    if (mutated) {
+      // Nothing of a failed list is applied: drop what it queued.
+      t->mutable_ops().resize(first_op);
+    }
+    out.version = orig.oi.version.version;
+    return out;
+  }
+  out.mutated = mutated;
+  if (!mutated) {
+    out.version = orig.oi.version.version;
+    return out;
+  }
+  if (cur.exists) {
+    t->setxattr(coll, oid, kObjectInfoAttr, encode_object_info(new_oi));
+    out.log_op = LogOp::kModify;
+  } else {
+    out.log_op = LogOp::kDelete;
+  }
+  out.version = new_oi.version.version;
+  return out;
+}
+
+}  // namespace strata::osd

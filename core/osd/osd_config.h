@@ -1,0 +1,38 @@
+// The OSD's runtime settings, read once at start from the config for
+// entity "osd.N" (cluster keys: [global] + [osd] + [osd.N]).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/status.h"
+
+namespace strata::osd {
+
+struct OsdConfig {
+  int32_t id = -1;
+  std::string fsid;
+  std::string mon_addr;
+  std::string keyring;
+  std::string store_dir;
+  int64_t heartbeat_interval_ms = 500;
+  int64_t heartbeat_grace_ms = 3000;
+  std::string addr = "127.0.0.1";
+  uint16_t port = 0;
+  std::string host;  // placement host bucket; default: the machine's host name
+  int op_threads = 2;
+  int recovery_max_active = 4;
+  int pg_log_entries = 3000;
+};
+
+// Reads the cluster keys (global_options + osd_options) for osd.<id>;
+// values were validated by the caller.
+Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id);
+
+// The keys of the cluster option lists that apply to an OSD (so that the
+// store's own validation can be given a config without them).
+std::vector<std::string> cluster_keys_for_osd();
+
+}  // namespace strata::osd

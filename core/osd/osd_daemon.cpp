@@ -1,0 +1,259 @@
+// OSD start-up and shutdown, and the services PGs get from the daemon.
+#include "osd/osd_daemon.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "osd/encoding.h"
+#include "osd/osd_identity.h"
+
+namespace strata::osd {
+
+namespace {
+constexpr std::string_view kMapKey = "map";
+}  // namespace
+
+OsdDaemon::OsdDaemon(OsdConfig cfg, store::StoreSettings settings, const host::PluginRegistry &reg,
+                     Logger &log)
+    : cfg_(std::move(cfg)), settings_(settings), reg_(reg), log_(log),
+      throttle_(cfg_.recovery_max_active) {}
+
+OsdDaemon::~OsdDaemon() { stop(); }
+
+Status OsdDaemon::start() {
+  std::string who = "osd." + std::to_string(cfg_.id);
+  auto ident = OsdIdentity::load(cfg_.store_dir);
+  if (!ident.ok()) return ident.status();
+  if (Status st = ident->check(cfg_.id, cfg_.fsid, cfg_.store_dir); !st.ok()) return st;
+  if (cfg_.fsid.empty()) cfg_.fsid = ident->cluster_fsid;
+
+  if (cfg_.keyring.empty()) return Status::Error(EINVAL, who + ": no keyring in the config");
+  auto kr = msg::Keyring::load_file(cfg_.keyring);
+  if (!kr.ok()) return kr.status();
+  keyring_ = std::move(*kr);
+  auto secret = keyring_.secret(who);
+  if (!secret) return Status::Error(ENOKEY, "keyring " + cfg_.keyring + " has no key for " + who);
+
+  auto st = store::Store::open(reg_, cfg_.store_dir, settings_, log_);
+  if (!st.ok()) return st.status().Context(who + ": opening the store");
+  store_ = std::move(*st);
+  store_fsid_ = store_->meta().fsid;
+
+  for (int i = 0; i < cfg_.op_threads; ++i) shards_.push_back(std::make_unique<OsdShard>(i));
+  if (Status s = load_superblock(); !s.ok()) return s;
+  if (Status s = load_pgs(); !s.ok()) return s;
+
+  msg::MessengerOptions mo;
+  mo.io_threads = 2;
+  messenger_ = std::make_unique<msg::Messenger>(
+      who, *secret, [this](const std::string &e) { return secret_of(e); }, log_, mo);
+  msg::Handlers h;
+  h.on_message = [this](const msg::ConnectionRef &c, msg::Message &&m) { on_message(c, std::move(m)); };
+  h.on_close = [this](const msg::ConnectionRef &c, const std::string &r) { on_close(c, r); };
+  messenger_->set_handlers(std::move(h));
+  auto bound = messenger_->listen(cfg_.addr, cfg_.port);
+  if (!bound.ok()) return bound.status().Context(who + ": listening on " + cfg_.addr);
+  bound_addr_ = *bound;
+  messenger_->start();
+
+  links_ = std::make_unique<PeerLinks>(
+      *messenger_, log_,
+      [this](int32_t osd) -> std::string {
+        MapRef m = current_map();
+        const cluster::OsdInfo *o = m ? m->map().osd(osd) : nullptr;
+        return o && o->up ? o->addr : std::string();
+      },
+      [this](int32_t osd) {
+        for (auto &sh : shards_) {
+          OsdShard *s = sh.get();
+          s->post([s, osd] {
+            for (auto &[id, pg] : s->pgs) pg->on_peer_reset(osd);
+          });
+        }
+      });
+  for (auto &sh : shards_) sh->start();
+  // PGs first see the map the previous run stored, so that the interval
+  // they were in when it stopped is closed properly by the next one.
+  if (MapRef m = current_map()) advance_shards(m);
+
+  control_ = std::thread([this] { control_loop(); });
+  mon_ = std::make_unique<MonClient>(*messenger_, log_, cfg_.mon_addr,
+                                     [this] { return on_mon_connect(); });
+  mon_->start();
+  started_ = true;
+  log_.info("osd", who + " serving at " + bound_addr_ + " (store " + cfg_.store_dir + ", " +
+                       std::to_string(cfg_.op_threads) + " op threads)");
+  return Status::OK();
+}
+
+Status OsdDaemon::stop() {
+  if (!store_) return Status::OK();
+  if (mon_) mon_->stop();
+  {
+    std::lock_guard lk(control_mu_);
+    control_stop_ = true;
+  }
+  control_cv_.notify_all();
+  if (control_.joinable()) control_.join();
+  if (messenger_) messenger_->stop();
+  if (links_) links_->stop();
+  for (auto &sh : shards_) sh->stop();
+  // Store callbacks still running post to stopped shards: dropped.
+  Status st = store_->close();
+  shards_.clear();
+  links_.reset();
+  mon_.reset();
+  messenger_.reset();
+  store_.reset();
+  if (started_) log_.info("osd", "osd." + std::to_string(cfg_.id) + " stopped");
+  started_ = false;
+  return st;
+}
+
+// --- the superblock: the last map, so a restart knows where it left off ----
+
+Status OsdDaemon::load_superblock() {
+  auto colls = store_->list_collections();
+  if (!colls.ok()) return colls.status();
+  if (std::find(colls->begin(), colls->end(), kOsdMetaColl) == colls->end()) {
+    store::Transaction t;
+    t.mkcoll(kOsdMetaColl);
+    return store_->submit(std::move(t));
+  }
+  auto raw = store_->omap_get(kOsdMetaColl, kSuperblockObject, kMapKey);
+  if (!raw.ok()) return Status::OK();  // no map yet
+  auto cm = cluster::decode_map(*raw);
+  if (!cm.ok()) return cm.status().Context("osd." + std::to_string(cfg_.id) + " superblock map");
+  auto plugin = reg_.find(STRATA_KIND_PLACEMENT, cm->placement_plugin);
+  if (!plugin.ok()) return plugin.status();
+  if (const cluster::OsdInfo *me = cm->osd(cfg_.id)) stored_up_from_ = me->up_from;
+  auto view = cluster::MapView::create(std::move(*cm), *plugin);
+  if (!view.ok()) return view.status();
+  std::lock_guard lk(map_mu_);
+  current_ = *view;
+  history_.push_back(current_);
+  return Status::OK();
+}
+
+void OsdDaemon::persist_superblock(const MapRef &v) {
+  store::Transaction t;
+  t.omap_set(kOsdMetaColl, kSuperblockObject, kMapKey, cluster::encode_map(v->map()));
+  Status st = store_->queue(std::move(t), [this](const Status &s) {
+    if (!s.ok()) fatal(s.Context("superblock"));
+  });
+  if (!st.ok()) fatal(st.Context("superblock"));
+}
+
+Status OsdDaemon::load_pgs() {
+  auto colls = store_->list_collections();
+  if (!colls.ok()) return colls.status();
+  size_t n = 0;
+  for (const std::string &c : *colls) {
+    auto pgid = parse_coll_name(c);
+    if (!pgid) continue;
+    OsdShard &sh = shard_for(*pgid);
+    auto pg = std::make_unique<Pg>(*this, *pgid, sh.next_generation++);
+    if (Status st = pg->load(); !st.ok()) return st;
+    sh.pgs[*pgid] = std::move(pg);
+    ++n;
+  }
+  log_.info("osd", "osd." + std::to_string(cfg_.id) + " loaded " + std::to_string(n) + " PGs");
+  return Status::OK();
+}
+
+// --- PgHost ------------------------------------------------------------------
+
+OsdShard &OsdDaemon::shard_for(PgId pg) {
+  uint64_t h = (uint64_t(pg.pool) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(pg.seed) * 0xc2b2ae3d27d4eb4full);
+  h ^= h >> 29;
+  return *shards_[h % shards_.size()];
+}
+
+MapRef OsdDaemon::current_map() {
+  std::lock_guard lk(map_mu_);
+  return current_;
+}
+
+bool OsdDaemon::is_me_up(const cluster::MapView &map) const {
+  const cluster::OsdInfo *me = map.map().osd(cfg_.id);
+  uint64_t from = me_up_from_.load();
+  return me && me->up && from != 0 && me->up_from == from && me->addr == bound_addr_;
+}
+
+void OsdDaemon::send_to_osd(int32_t osd, msg::Message m) {
+  if (links_) links_->send(osd, std::move(m));
+}
+
+void OsdDaemon::post_to_pg(PgId pg, uint64_t generation, std::function<void(Pg &)> fn) {
+  OsdShard &sh = shard_for(pg);
+  OsdShard *s = &sh;
+  sh.post([s, pg, generation, fn = std::move(fn)] {
+    Pg *p = s->pg(pg);
+    if (p && p->generation() == generation) fn(*p);
+  });
+}
+
+void OsdDaemon::forget_pg(PgId pg, uint64_t generation) {
+  OsdShard &sh = shard_for(pg);
+  OsdShard *s = &sh;
+  sh.post([this, s, pg, generation] {
+    auto it = s->pgs.find(pg);
+    if (it == s->pgs.end() || it->second->generation() != generation) return;
+    s->pgs.erase(it);
+    std::lock_guard lk(stats_mu_);
+    stats_.erase(pg);
+  });
+}
+
+std::vector<PastInterval> OsdDaemon::history_intervals(PgId pg, uint64_t since) {
+  std::vector<MapRef> maps;
+  {
+    std::lock_guard lk(map_mu_);
+    for (const MapRef &m : history_)
+      if (m->epoch() >= since) maps.push_back(m);
+  }
+  std::vector<PastInterval> out;
+  PastInterval cur;
+  bool have = false;
+  for (const MapRef &m : maps) {
+    const cluster::PoolInfo *pool = m->map().pool(pg.pool);
+    std::vector<int32_t> acting = pool && pg.seed < pool->pg_num ? m->acting(pg) : std::vector<int32_t>{};
+    int32_t primary = acting.empty() ? -1 : acting[0];
+    if (have && acting == cur.acting && primary == cur.primary) {
+      cur.last = m->epoch();
+      continue;
+    }
+    if (have && !cur.acting.empty()) out.push_back(cur);
+    cur = PastInterval{m->epoch(), m->epoch(), acting, primary,
+                       pool && primary >= 0 && acting.size() >= pool->min_size};
+    have = true;
+  }
+  // The last interval is the current one: not past.
+  return out;
+}
+
+void OsdDaemon::fatal(const Status &st) {
+  log_.error("osd", "osd." + std::to_string(cfg_.id) + " stopping on a fatal error: " + st.ToString());
+  // A store that cannot persist must not acknowledge anything more; the
+  // monitor marks this OSD down and its peers recover from the others.
+  ::_exit(3);
+}
+
+void OsdDaemon::track_write(const WriteRef &w) {
+  std::lock_guard lk(writes_mu_);
+  writes_[w->rep_tid] = w;
+}
+
+void OsdDaemon::untrack_write(uint64_t rep_tid) {
+  std::lock_guard lk(writes_mu_);
+  writes_.erase(rep_tid);
+}
+
+void OsdDaemon::publish_stat(const PgStatSnap &s) {
+  std::lock_guard lk(stats_mu_);
+  if (s.primary) stats_[s.pgid] = s;
+  else stats_.erase(s.pgid);
+}
+
+}  // namespace strata::osd

@@ -1,0 +1,340 @@
+// Messages in: from the messenger's I/O threads to the shard that owns the
+// addressed PG (client ops, PG commands, peer messages), to the control
+// thread (maps, keys), or answered on the spot (heartbeats).
+#include <kj/exception.h>
+
+#include <algorithm>
+
+#include "msg/message_types.h"
+#include "osd/osd_daemon.h"
+#include "osd/pg_msgs.h"
+
+namespace strata::osd {
+
+namespace {
+
+const char *type_name(uint16_t t) {
+  switch (t) {
+    case msg::kMsgPgListRequest: return "PgListRequest";
+    case msg::kMsgPgCommand: return "PgCommand";
+    case msg::kMsgRepOp: return "RepOp";
+    case msg::kMsgRepOpReply: return "RepOpReply";
+    case msg::kMsgPgQuery: return "PgQuery";
+    case msg::kMsgPgNotify: return "PgNotify";
+    case msg::kMsgPgActivate: return "PgActivate";
+    case msg::kMsgPgPush: return "PgPush";
+    case msg::kMsgPgPushReply: return "PgPushReply";
+    case msg::kMsgPgPull: return "PgPull";
+    case msg::kMsgPgScan: return "PgScan";
+    case msg::kMsgPgScanReply: return "PgScanReply";
+    case msg::kMsgPgBackfillDone: return "PgBackfillDone";
+    case msg::kMsgPgRemove: return "PgRemove";
+    default: return "message";
+  }
+}
+
+// Reads the PG and (for requests) the sender's map epoch of a message.
+template <class T>
+void peek(InMsg &in) {
+  auto r = in.root<T>();
+  in.pgid = PgId{r.getPool(), r.getSeed()};
+  if constexpr (requires { r.getMapEpoch(); }) in.map_epoch = r.getMapEpoch();
+}
+
+bool peek_any(InMsg &in) {
+  switch (in.m.type) {
+    case msg::kMsgPgListRequest: peek<wire::PgListRequest>(in); return true;
+    case msg::kMsgPgCommand: peek<wire::PgCommand>(in); return true;
+    case msg::kMsgRepOp: peek<wire::RepOp>(in); return true;
+    case msg::kMsgRepOpReply: peek<wire::RepOpReply>(in); return true;
+    case msg::kMsgPgQuery: peek<wire::PgQuery>(in); return true;
+    case msg::kMsgPgNotify: peek<wire::PgNotify>(in); in.map_epoch = 0; return true;
+    case msg::kMsgPgActivate: peek<wire::PgActivate>(in); return true;
+    case msg::kMsgPgPush: peek<wire::PgPush>(in); return true;
+    case msg::kMsgPgPushReply: peek<wire::PgPushReply>(in); return true;
+    case msg::kMsgPgPull: peek<wire::PgPull>(in); return true;
+    case msg::kMsgPgScan: peek<wire::PgScan>(in); return true;
+    case msg::kMsgPgScanReply: peek<wire::PgScanReply>(in); return true;
+    case msg::kMsgPgBackfillDone: peek<wire::PgBackfillDone>(in); return true;
+    case msg::kMsgPgRemove: peek<wire::PgRemove>(in); return true;
+    default: return false;
+  }
+}
+
+bool from_client_allowed(uint16_t t) {
+  return t == msg::kMsgOpRequest || t == msg::kMsgPgListRequest || t == msg::kMsgPgCommand;
+}
+
+}  // namespace
+
+std::optional<std::string> OsdDaemon::secret_of(const std::string &entity) {
+  {
+    std::lock_guard lk(auth_mu_);
+    auto it = auth_keys_.find(entity);
+    if (it != auth_keys_.end()) return it->second;
+  }
+  return keyring_.secret(entity);
+}
+
+void OsdDaemon::on_close(const msg::ConnectionRef &conn, const std::string &) {
+  if (links_ && links_->on_close(conn)) return;
+  if (mon_) mon_->on_close(conn);
+}
+
+void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
+  const uint16_t type = m.type;
+  const std::string &peer = conn->peer_entity();
+  bool peer_is_osd = peer.rfind("osd.", 0) == 0;
+  switch (type) {
+    case msg::kMsgMapUpdate:
+    case msg::kMsgAuthUpdate: {
+      if (!mon_ || !mon_->is_mon(conn)) return;
+      auto held = std::make_shared<msg::Message>(std::move(m));
+      post_control([this, held] {
+        if (held->type == msg::kMsgMapUpdate) handle_map_update(*held);
+        else handle_auth_update(*held);
+      });
+      return;
+    }
+    case msg::kMsgMonCommandReply:
+      return;
+    case msg::kMsgHeartbeat:
+      if (peer_is_osd) on_heartbeat(conn, m);
+      return;
+    case msg::kMsgRepOpReply:
+      if (peer_is_osd) on_rep_op_reply(conn, m);
+      return;
+    case msg::kMsgOpRequest: {
+      auto op = decode_op_request(std::move(m), conn);
+      if (!op.ok()) {
+        conn->close("bad OpRequest: " + op.status().message());
+        return;
+      }
+      ClientOpRef ref = *op;
+      OsdShard &sh = shard_for(ref->pgid);
+      OsdShard *s = &sh;
+      sh.post([this, s, ref] { dispatch_client_op(*s, ref); });
+      return;
+    }
+    default:
+      break;
+  }
+  if (!from_client_allowed(type) && !peer_is_osd) {
+    conn->close(std::string(type_name(type)) + " from " + peer + ", which is not an OSD");
+    return;
+  }
+  auto in = std::make_shared<InMsg>();
+  in->conn = conn;
+  auto reader = msg::PayloadReader::open(m.payload);
+  if (!reader.ok()) {
+    conn->close(std::string(type_name(type)) + ": " + reader.status().message());
+    return;
+  }
+  in->reader.emplace(std::move(*reader));
+  in->m = std::move(m);
+  try {
+    if (!peek_any(*in)) {
+      log_.debug("osd", "ignoring message type " + std::to_string(type) + " from " + peer);
+      return;
+    }
+  } catch (const kj::Exception &e) {
+    conn->close(std::string("malformed ") + type_name(type) + ": " + e.getDescription().cStr());
+    return;
+  }
+  OsdShard &sh = shard_for(in->pgid);
+  OsdShard *s = &sh;
+  sh.post([this, s, in] { dispatch_pg_msg(*s, in); });
+}
+
+void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m) {
+  int32_t from = -1;
+  uint64_t stamp = 0, epoch = 0;
+  bool is_reply = false;
+  Status st = msg::read_message<wire::Heartbeat>(m, "Heartbeat", [&](wire::Heartbeat::Reader r) {
+    from = r.getFrom();
+    stamp = r.getStampNs();
+    epoch = r.getEpoch();
+    is_reply = r.getIsReply();
+    return Status::OK();
+  });
+  if (!st.ok()) {
+    conn->close(st.message());
+    return;
+  }
+  if (is_reply) {
+    heartbeats_.on_reply(from, HeartbeatTracker::Clock::now());
+    return;
+  }
+  MapRef cur = current_map();
+  conn->send(build_msg<wire::Heartbeat>(msg::kMsgHeartbeat, [&](wire::Heartbeat::Builder b) {
+    b.setFrom(cfg_.id);
+    b.setEpoch(cur ? cur->epoch() : 0);
+    b.setStampNs(stamp);
+    b.setIsReply(true);
+  }));
+}
+
+// A replica's ack, counted right here on the messenger thread: when it is
+// the last copy the client is answered at once; the PG's shard only hears
+// of it afterwards, to release the object.
+void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Message &m) {
+  uint64_t tid = 0;
+  int32_t from = -1, rc = 0;
+  Status st = msg::read_message<wire::RepOpReply>(m, "RepOpReply", [&](wire::RepOpReply::Reader r) {
+    tid = r.getRepTid();
+    from = r.getFrom();
+    rc = r.getRc();
+    return Status::OK();
+  });
+  if (!st.ok()) {
+    conn->close(st.message());
+    return;
+  }
+  WriteRef w;
+  {
+    std::lock_guard lk(writes_mu_);
+    auto it = writes_.find(tid);
+    if (it == writes_.end()) return;  // settled or abandoned
+    w = it->second;
+  }
+  if (rc != 0) {
+    // The replica could not persist it: it stops itself, the map changes
+    // and peering settles the write.
+    log_.error("osd", "pg " + pg_str(w->pgid) + ": osd." + std::to_string(from) +
+                          " failed a replicated write: rc " + std::to_string(rc));
+    return;
+  }
+  auto pos = std::find(w->replicas.begin(), w->replicas.end(), from);
+  if (pos == w->replicas.end()) return;
+  uint32_t bit = 1u << (pos - w->replicas.begin());
+  if (w->acked.fetch_or(bit) & bit) return;  // counted already
+  if (--w->pending == 0) {
+    Pg::finish_write(*this, w);
+    post_to_pg(w->pgid, w->generation, [tid](Pg &p) { p.write_settled(tid); });
+  }
+}
+
+void OsdDaemon::dispatch_client_op(OsdShard &shard, const ClientOpRef &op) {
+  uint64_t epoch = shard.map ? shard.map->epoch() : 0;
+  if (log_.level() <= STRATA_LOG_DEBUG)
+    log_.debug("osd", "op " + op->reqid.client + ":" + std::to_string(op->tid) + " pg " +
+                          pg_str(op->pgid) + " '" + op->oid + "' epoch " + std::to_string(op->map_epoch) +
+                          " (mine " + std::to_string(epoch) + ")");
+  if (op->map_epoch > epoch || !shard.map) {
+    // The client has seen a newer map: wait for it.
+    shard.waiting_for_map.emplace_back(op->map_epoch, [this, s = &shard, op] { dispatch_client_op(*s, op); });
+    return;
+  }
+  const cluster::PoolInfo *pool = shard.map->map().pool(op->pgid.pool);
+  if (!pool) {
+    op->conn->send(build_op_reply(op->tid, -ENOENT, 0, {}));
+    return;
+  }
+  Pg *pg = shard.pg(op->pgid);
+  if (shard.map->pg_of(op->pgid.pool, op->oid).seed != op->pgid.seed || !pg || !pg->is_primary()) {
+    op->conn->send(build_retry_reply(op->tid, epoch));
+    return;
+  }
+  pg->on_client_op(op);
+}
+
+void OsdDaemon::dispatch_pg_msg(OsdShard &shard, const InMsgRef &in) {
+  uint64_t epoch = shard.map ? shard.map->epoch() : 0;
+  if (in->map_epoch > epoch) {
+    shard.waiting_for_map.emplace_back(in->map_epoch, [this, s = &shard, in] { dispatch_pg_msg(*s, in); });
+    return;
+  }
+  Pg *pg = shard.pg(in->pgid);
+  try {
+    if (!pg) {
+      answer_without_pg(in);
+      return;
+    }
+    switch (in->m.type) {
+      case msg::kMsgPgListRequest: pg->on_pg_list(in); break;
+      case msg::kMsgPgCommand: pg->on_pg_command(in); break;
+      case msg::kMsgRepOp: pg->on_rep_op(in); break;
+      case msg::kMsgPgQuery: pg->on_query(in); break;
+      case msg::kMsgPgNotify: pg->on_notify(in); break;
+      case msg::kMsgPgActivate: pg->on_activate(in); break;
+      case msg::kMsgPgPush: pg->on_push(in); break;
+      case msg::kMsgPgPushReply: pg->on_push_reply(in); break;
+      case msg::kMsgPgPull: pg->on_pull(in); break;
+      case msg::kMsgPgScan: pg->on_scan(in); break;
+      case msg::kMsgPgScanReply: pg->on_scan_reply(in); break;
+      case msg::kMsgPgBackfillDone: pg->on_backfill_done(in); break;
+      case msg::kMsgPgRemove: pg->on_remove(in); break;
+      default: break;
+    }
+  } catch (const kj::Exception &e) {
+    in->conn->close(std::string("malformed ") + type_name(in->m.type) + " for pg " + pg_str(in->pgid) +
+                    ": " + e.getDescription().cStr());
+  }
+}
+
+// Requests for a PG this OSD holds nothing of.
+void OsdDaemon::answer_without_pg(const InMsgRef &in) {
+  uint64_t epoch = 0;
+  if (MapRef m = current_map()) epoch = m->epoch();
+  PgId pg = in->pgid;
+  switch (in->m.type) {
+    case msg::kMsgPgQuery: {
+      auto q = in->root<wire::PgQuery>();
+      in->conn->send(build_msg<wire::PgNotify>(msg::kMsgPgNotify, [&](wire::PgNotify::Builder b) {
+        b.setPool(pg.pool);
+        b.setSeed(pg.seed);
+        b.setMapEpoch(epoch);
+        b.setIntervalEpoch(q.getIntervalEpoch());
+        b.setFrom(cfg_.id);
+        b.setHasPg(false);
+        b.initInfo().setBackfillComplete(true);
+      }));
+      return;
+    }
+    case msg::kMsgPgScan: {
+      auto s = in->root<wire::PgScan>();
+      in->conn->send(build_msg<wire::PgScanReply>(msg::kMsgPgScanReply, [&](wire::PgScanReply::Builder b) {
+        b.setPool(pg.pool);
+        b.setSeed(pg.seed);
+        b.setIntervalEpoch(s.getIntervalEpoch());
+        b.setTid(s.getTid());
+        b.setFrom(cfg_.id);
+      }));
+      return;
+    }
+    case msg::kMsgPgPull: {
+      auto p = in->root<wire::PgPull>();
+      in->conn->send(build_msg<wire::PgPush>(msg::kMsgPgPush, [&](wire::PgPush::Builder b) {
+        b.setPool(pg.pool);
+        b.setSeed(pg.seed);
+        b.setMapEpoch(epoch);
+        b.setIntervalEpoch(p.getIntervalEpoch());
+        b.setTid(p.getTid());
+        b.setFrom(cfg_.id);
+        b.setOid(p.getOid());
+        b.setRc(-ENOENT);
+      }));
+      return;
+    }
+    case msg::kMsgPgListRequest: {
+      auto r = in->root<wire::PgListRequest>();
+      in->conn->send(build_msg<wire::PgListReply>(msg::kMsgPgListReply, [&](auto b) {
+        b.setTid(r.getTid());
+        b.setRetryEpoch(epoch);
+      }));
+      return;
+    }
+    case msg::kMsgPgCommand: {
+      auto r = in->root<wire::PgCommand>();
+      in->conn->send(build_msg<wire::PgCommandReply>(msg::kMsgPgCommandReply, [&](auto b) {
+        b.setTid(r.getTid());
+        b.setRetryEpoch(epoch);
+      }));
+      return;
+    }
+    default:
+      return;  // replies and writes for a PG that is gone
+  }
+}
+
+}  // namespace strata::osd

@@ -1,0 +1,46 @@
+#include "osd/osd_shard.h"
+
+namespace strata::osd {
+
+void OsdShard::start() {
+  std::lock_guard lk(mu_);
+  running_ = true;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void OsdShard::stop() {
+  {
+    std::lock_guard lk(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lk(mu_);
+  queue_.clear();
+}
+
+void OsdShard::post(std::function<void()> fn) {
+  {
+    std::lock_guard lk(mu_);
+    if (stopping_) return;
+    queue_.push_back(std::move(fn));
+  }
+  cv_.notify_one();
+}
+
+void OsdShard::loop() {
+  std::deque<std::function<void()>> batch;
+  for (;;) {
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      // Take everything queued at once: one lock round per burst of events.
+      batch.swap(queue_);
+    }
+    for (auto &fn : batch) fn();
+    batch.clear();
+  }
+}
+
+}  // namespace strata::osd

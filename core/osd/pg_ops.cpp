@@ -1,0 +1,327 @@
+// Client ops on the primary and their replication: per-object ordering,
+// reads, writes as one store transaction sent to every acting replica in
+// parallel, acknowledgement when every copy is durable, exactly-once
+// answers for resent writes, object listing.
+#include <algorithm>
+
+#include "osd/encoding.h"
+#include "osd/op_exec.h"
+#include "osd/pg.h"
+#include "osd/pg_msgs.h"
+#include "osd/pg_scrub.h"
+
+namespace strata::osd {
+
+namespace {
+constexpr uint32_t kDefaultListLimit = 1000;
+constexpr uint32_t kMaxListLimit = 10000;
+}  // namespace
+
+void Pg::on_client_op(const ClientOpRef &op) { do_op(op); }
+
+void Pg::reply_retry(const ClientOpRef &op) {
+  host_.log().debug("osd", name_ + ": op " + op->reqid.client + ":" + std::to_string(op->tid) + " retry");
+  send_reply(op->conn, build_retry_reply(op->tid, map_ ? map_->epoch() : 0));
+}
+
+void Pg::send_reply(const msg::ConnectionRef &conn, msg::Message m) {
+  if (conn) conn->send(std::move(m));
+}
+
+bool Pg::degraded(const std::string &oid) const {
+  if (missing_.count(oid)) return true;
+  for (const auto &[osd, ps] : peers_)
+    if (ps.missing.count(oid)) return true;
+  return false;
+}
+
+void Pg::do_op(const ClientOpRef &op) { do_op(op, false); }
+
+void Pg::do_op(const ClientOpRef &op, bool from_slot) {
+  if (!is_primary()) {
+    reply_retry(op);
+    return;
+  }
+  if (state_ != State::kActive) {
+    waiting_active_.push_back([this, op] { do_op(op); });
+    return;
+  }
+  const bool write = op->is_write;
+  if (write) {
+    const cluster::PoolInfo *p = pool();
+    if (!p || acting_.size() < p->min_size) {
+      // Fewer copies than min_size: the write waits for the map to change
+      // rather than risk being acknowledged on too few disks.
+      waiting_min_size_.push_back([this, op] { do_op(op); });
+      return;
+    }
+    if (scrub_blocks(op->oid)) {
+      scrub_->waiters.push_back([this, op] { do_op(op); });
+      return;
+    }
+  }
+  ObjectSlot &s = slot(op->oid);
+  if (s.busy() || (!from_slot && !s.waiters.empty())) {
+    s.waiters.push_back([this, op] { do_op(op, true); });
+    return;
+  }
+  // A write (or a resent write answered from the log) must reach every
+  // copy: an object some replica lacks is recovered first. Reads only need
+  // the primary's own copy.
+  if (write ? degraded(op->oid) : missing_.count(op->oid) != 0) {
+    s.waiters.push_back([this, op] { do_op(op, true); });
+    start_object_recovery(op->oid, true);
+    return;
+  }
+  if (write) do_write(op);
+  else do_read(op);
+  release_slot_if_idle(op->oid);
+}
+
+void Pg::do_read(const ClientOpRef &op) {
+  ExecOutcome out = execute_ops(host_.store(), coll_, op->oid, op->ops, ObjectInfo{}, nullptr);
+  send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, std::move(out.results)));
+}
+
+void Pg::do_write(const ClientOpRef &op) {
+  if (const LogEntry *e = log_.find(op->reqid)) {
+    // Resent after a lost reply or a primary change: applied once already.
+    host_.log().debug("osd", name_ + ": op " + op->reqid.client + ":" + std::to_string(op->tid) +
+                                 " replayed from the log (" + e->version.str() + ")");
+    std::vector<OpResult> results(op->ops.size());
+    send_reply(op->conn, build_op_reply(op->tid, e->rc, e->version.version, std::move(results), true));
+    return;
+  }
+  EVersion v{map_->epoch(), log_.head().version + 1};
+  ObjectInfo noi{v, now_ns()};
+  store::Transaction t;
+  ExecOutcome out = execute_ops(host_.store(), coll_, op->oid, op->ops, noi, &t);
+  if (out.rc < 0 || !out.mutated) {
+    send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, std::move(out.results)));
+    return;
+  }
+  LogEntry e{v, op->oid, out.log_op, op->reqid, 0, noi.mtime_ns};
+
+  auto w = std::make_shared<InFlightWrite>();
+  w->pgid = pgid_;
+  w->generation = generation_;
+  w->rep_tid = host_.new_rep_tid();
+  w->op = op;
+  w->oid = op->oid;
+  w->conn = op->conn;
+  w->reply = build_op_reply(op->tid, 0, v.version, std::move(out.results));
+
+  for (int32_t o : acting_)
+    if (o != host_.whoami()) w->replicas.push_back(o);
+  const std::vector<int32_t> &replicas = w->replicas;
+  w->pending = static_cast<int>(replicas.size()) + 1;
+  host_.track_write(w);
+
+  // The replicas get the object ops (encoded once) and log the entry
+  // themselves; they are sent before the local queue so that the network
+  // and the local journal write overlap.
+  if (!replicas.empty()) {
+    std::string enc = t.encode();
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      int32_t r = replicas[i];
+      PeerState &ps = peers_[r];
+      bool full = !ps.backfill || op->oid <= ps.bf.last_started;
+      if (!full) note_backfill_write(ps.bf, op->oid);
+      std::vector<std::string> segs;
+      if (full) segs.push_back(i + 1 == replicas.size() ? std::move(enc) : enc);
+      host_.send_to_osd(r, build_msg<wire::RepOp>(
+                               msg::kMsgRepOp,
+                               [&](wire::RepOp::Builder b) {
+                                 b.setPool(pgid_.pool);
+                                 b.setSeed(pgid_.seed);
+                                 b.setMapEpoch(map_->epoch());
+                                 b.setIntervalEpoch(interval_start_);
+                                 b.setRepTid(w->rep_tid);
+                                 to_wire(e, b.initEntry());
+                                 b.setTxnSeg(full ? 0 : -1);
+                               },
+                               std::move(segs)));
+    }
+  }
+
+  log_.append(e, t);
+  info_.last_update = v;
+  maybe_trim_log(t);
+  in_flight_[w->rep_tid] = w;
+  slot(op->oid).writes++;
+
+  ++local_pending_;
+  PgHost *host = &host_;
+  PgId pg = pgid_;
+  uint64_t gen = generation_;
+  uint64_t tid = w->rep_tid;
+  Status st = host_.store().queue(std::move(t), [w, host, pg, gen, tid](const Status &s) {
+    if (!s.ok()) {
+      host->fatal(s.Context("pg " + pg_str(pg) + " write"));
+      return;
+    }
+    // The client hears back from whichever thread completes the last copy.
+    if (--w->pending == 0) finish_write(*host, w);
+    host->post_to_pg(pg, gen, [tid](Pg &p) {
+      p.local_done();
+      p.write_settled(tid);
+    });
+  });
+  if (!st.ok()) host_.fatal(st.Context(name_ + " write"));
+}
+
+// A write the backfill target only logs: if the object falls in the part
+// of the primary's listing already taken but not yet copied, add it there,
+// or the copy would miss an object created after the listing.
+void Pg::note_backfill_write(Backfill &bf, const std::string &oid) {
+  // Beyond what was listed: the next listing sees it (backfill_step adds
+  // the objects of writes still in flight then).
+  if (bf.local_more && oid > bf.local_cursor) return;
+  auto it = std::lower_bound(bf.local.begin(), bf.local.end(), oid);
+  if (it == bf.local.end() || *it != oid) bf.local.insert(it, oid);
+}
+
+void Pg::finish_write(PgHost &host, const WriteRef &w) {
+  if (!w->done.exchange(true) && w->conn) {
+    if (host.log().level() <= STRATA_LOG_DEBUG) {
+      auto op = std::static_pointer_cast<ClientOp>(w->op);
+      host.log().debug("osd", "op " + op->reqid.client + ":" + std::to_string(op->tid) + " acked");
+    }
+    w->conn->send(std::move(w->reply));
+  }
+}
+
+void Pg::write_settled(uint64_t rep_tid) {
+  auto it = in_flight_.find(rep_tid);
+  if (it == in_flight_.end() || it->second->pending.load() != 0) return;
+  std::string oid = it->second->oid;
+  in_flight_.erase(it);
+  host_.untrack_write(rep_tid);
+  auto sit = slots_.find(oid);
+  if (sit != slots_.end() && sit->second.writes > 0) sit->second.writes--;
+  kick(oid);
+  if (scrub_) scrub_step();          // a scrub chunk may wait for writes to drain
+  if (any_backfill()) recover();     // a backfill may wait for this object
+}
+
+void Pg::maybe_trim_log(store::Transaction &t) {
+  size_t keep = static_cast<size_t>(host_.config().pg_log_entries);
+  // Trim in batches: one range delete now and then instead of one per write.
+  if (log_.size() <= keep + std::max<size_t>(keep / 10, 10)) return;
+  if (log_.trim(keep, t)) persist_info(t);
+}
+
+// --- replica side ------------------------------------------------------------
+
+void Pg::on_rep_op(const InMsgRef &in) {
+  if (stale(in->map_epoch)) return;
+  if (state_ != State::kReplica) {
+    host_.log().debug("osd", name_ + ": RepOp before activation, dropped");
+    return;
+  }
+  auto r = in->root<wire::RepOp>();
+  LogEntry e = from_wire(r.getEntry());
+  store::Transaction t;
+  if (r.getTxnSeg() >= 0) {
+    auto seg = msg::segment(in->m, r.getTxnSeg(), "RepOp");
+    if (!seg.ok()) {
+      in->conn->close(name_ + ": " + seg.status().message());
+      return;
+    }
+    auto decoded = store::Transaction::decode(*seg);
+    if (!decoded.ok()) {
+      in->conn->close(name_ + ": RepOp transaction: " + decoded.status().message());
+      return;
+    }
+    t = std::move(*decoded);
+  }
+  if (e.version <= log_.head()) {
+    host_.log().warn("osd", name_ + ": RepOp " + e.version.str() + " not after log head " +
+                                log_.head().str() + ", dropped");
+    return;
+  }
+  log_.append(e, t);
+  info_.last_update = e.version;
+  maybe_trim_log(t);
+  msg::Message reply = build_msg<wire::RepOpReply>(msg::kMsgRepOpReply, [&](wire::RepOpReply::Builder b) {
+    b.setPool(pgid_.pool);
+    b.setSeed(pgid_.seed);
+    b.setIntervalEpoch(r.getIntervalEpoch());
+    b.setRepTid(r.getRepTid());
+    b.setFrom(host_.whoami());
+  });
+  ++local_pending_;
+  PgHost *host = &host_;
+  PgId pg = pgid_;
+  uint64_t gen = generation_;
+  msg::ConnectionRef conn = in->conn;
+  Status st = host_.store().queue(
+      std::move(t), [host, pg, gen, conn, reply = std::move(reply)](const Status &s) mutable {
+        if (!s.ok()) {
+          host->fatal(s.Context("pg " + pg_str(pg) + " replicated write"));
+          return;
+        }
+        conn->send(std::move(reply));
+        host->post_to_pg(pg, gen, [](Pg &p) { p.local_done(); });
+      });
+  if (!st.ok()) host_.fatal(st.Context(name_ + " replicated write"));
+}
+
+// --- listing --------------------------------------------------------------------
+
+void Pg::on_pg_list(const InMsgRef &in) { do_pg_list(in); }
+
+void Pg::do_pg_list(const InMsgRef &in) {
+  auto r = in->root<wire::PgListRequest>();
+  uint64_t tid = r.getTid();
+  if (!is_primary()) {
+    send_reply(in->conn, build_msg<wire::PgListReply>(msg::kMsgPgListReply, [&](auto b) {
+                 b.setTid(tid);
+                 b.setRetryEpoch(map_ ? map_->epoch() : 0);
+               }));
+    return;
+  }
+  if (state_ != State::kActive) {
+    waiting_active_.push_back([this, in] { do_pg_list(in); });
+    return;
+  }
+  std::string start_after = r.getStartAfter();
+  uint32_t limit = r.getLimit() ? std::min(r.getLimit(), kMaxListLimit) : kDefaultListLimit;
+  // Two extra: the pg-meta object, and one to tell whether there is more.
+  auto names = host_.store().list_objects(coll_, start_after, limit + 2);
+  int32_t rc = 0;
+  std::vector<std::string> out;
+  bool more = false;
+  if (!names.ok()) {
+    rc = names.status().code() == -ENOENT ? 0 : names.status().code();
+  } else {
+    bool store_more = names->size() == limit + 2;
+    std::string bound = store_more ? names->back() : std::string();
+    std::set<std::string> merged;
+    for (std::string &n : *names)
+      if (n != kPgMetaObject) merged.insert(std::move(n));
+    // Objects this primary still has to recover count as present (or gone).
+    for (const auto &[oid, item] : missing_) {
+      if (oid <= start_after || (store_more && oid > bound)) continue;
+      if (item.is_delete) merged.erase(oid);
+      else merged.insert(oid);
+    }
+    for (const std::string &n : merged) {
+      if (out.size() == limit) {
+        more = true;
+        break;
+      }
+      out.push_back(n);
+    }
+    more = more || store_more;
+  }
+  send_reply(in->conn, build_msg<wire::PgListReply>(msg::kMsgPgListReply, [&](auto b) {
+               b.setTid(tid);
+               b.setRc(rc);
+               auto l = b.initNames(static_cast<unsigned>(out.size()));
+               for (unsigned i = 0; i < out.size(); ++i) l.set(i, out[i]);
+               b.setMore(more);
+             }));
+}
+
+}  // namespace strata::osd
