@@ -65,7 +65,7 @@ int put(strata_ioctx_t io, const std::string &name, const std::string &file, Out
 }
 
 int get(strata_ioctx_t io, const std::string &name, const std::string &file) {
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   if (int rc = strata_stat(io, name.c_str(), &st); rc < 0)
     return fail("object get", api_error(rc, name));
@@ -95,7 +95,7 @@ int get(strata_ioctx_t io, const std::string &name, const std::string &file) {
 }
 
 int stat(strata_ioctx_t io, const std::string &name, OutputFormat f) {
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   if (int rc = strata_stat(io, name.c_str(), &st); rc < 0)
     return fail("object stat", api_error(rc, name));

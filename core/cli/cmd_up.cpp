@@ -172,7 +172,9 @@ int do_up(UpArgs a) {
     for (int id = 0; id < a.osds; ++id)
       k.set("osd." + std::to_string(id), msg::Keyring::generate_secret());
     if (Status s = k.write_file(L.keyring()); !s.ok()) return report(s);
-    uint16_t port = up::free_port(6789);
+    // Any free port: two clusters made at once (parallel tests) must not
+    // both pick the conventional 6789 and race for it.
+    uint16_t port = up::free_port(0);
     if (Status s = write_config(L, a, mon::Monitor::new_fsid(), port); !s.ok()) return report(s);
     print("== new cluster in " + L.dir + " (" + std::to_string(a.osds) + " OSDs, " + a.backend +
           " backend, " + a.journal + " journal)\n");

@@ -145,9 +145,9 @@ int strata_aio_read(strata_ioctx_t io, const char *oid, strata_completion_t c, v
 }
 
 int strata_aio_stat(strata_ioctx_t io, const char *oid, strata_completion_t c,
-                    strata_object_stat *out) {
+                    strata_obj_stat *out) {
   return guard("strata_aio_stat", -EIO, [&]() -> int {
-    if (!struct_ok(out, sizeof(strata_object_stat)))
+    if (!struct_ok(out, sizeof(strata_obj_stat)))
       return set_error(-EINVAL, "strata_aio_stat: NULL out or struct_size too small");
     auto got = std::make_shared<StepResult>();
     ObjectOperation op;

@@ -70,7 +70,7 @@ struct strata_write_op {
 // A stat step of a read op learns the object's version only from the whole
 // reply, after the step handlers ran: patched in afterwards.
 struct StrataStatPatch {
-  strata_object_stat *out = nullptr;
+  strata_obj_stat *out = nullptr;
   bool ok = false;
 };
 
@@ -166,7 +166,7 @@ StepHandler xattrs_to_iter(strata_xattr_iter_t *iter, int *prval);
 // sort: order the entries by key (get-by-keys answers in request order).
 StepHandler omap_to_iter(strata_omap_iter_t *iter, int *prval, bool sort = false);
 // Writes a stat result into a caller struct (sized by struct_size).
-void fill_stat(const StepResult &r, uint64_t version, strata_object_stat *out);
+void fill_stat(const StepResult &r, uint64_t version, strata_obj_stat *out);
 
 // Sets the version of every successful stat step of op.
 void patch_stat_versions(strata_read_op_t op, uint64_t version);

@@ -9,7 +9,7 @@ using namespace strata::client::capi;
 
 namespace {
 
-constexpr size_t kStatV1 = sizeof(strata_object_stat);
+constexpr size_t kStatV1 = sizeof(strata_obj_stat);
 
 ObjectOperation borrowing_op() {
   ObjectOperation op;
@@ -79,7 +79,7 @@ int64_t strata_read(strata_ioctx_t io, const char *oid, void *buf, size_t len, u
   });
 }
 
-int strata_stat(strata_ioctx_t io, const char *oid, strata_object_stat *out) {
+int strata_stat(strata_ioctx_t io, const char *oid, strata_obj_stat *out) {
   return guard("strata_stat", -EIO, [&]() -> int {
     if (int rc = check_io(io, oid, "strata_stat")) return rc;
     if (!struct_ok(out, kStatV1))

@@ -7,7 +7,7 @@ using namespace strata::client::capi;
 
 namespace {
 
-constexpr size_t kStatV1 = sizeof(strata_object_stat);
+constexpr size_t kStatV1 = sizeof(strata_obj_stat);
 
 std::string_view view(const void *p, size_t len) { return bytes_view(p, len); }
 
@@ -258,7 +258,7 @@ void strata_read_op_read(strata_read_op_t op, uint64_t off, size_t len, void *bu
   });
 }
 
-void strata_read_op_stat(strata_read_op_t op, strata_object_stat *out, int *prval) {
+void strata_read_op_stat(strata_read_op_t op, strata_obj_stat *out, int *prval) {
   guard_void("strata_read_op_stat", [&] {
     if (!op) return;
     if (!struct_ok(out, kStatV1)) {

@@ -124,7 +124,7 @@ StepHandler omap_to_iter(strata_omap_iter_t *iter, int *prval, bool sort) {
   };
 }
 
-void fill_stat(const StepResult &r, uint64_t version, strata_object_stat *out) {
+void fill_stat(const StepResult &r, uint64_t version, strata_obj_stat *out) {
   // Only 1.0 fields so far; each later field gets an offsetof check.
   out->size = r.size;
   out->mtime_ns = r.mtime_ns;

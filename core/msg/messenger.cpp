@@ -445,7 +445,11 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     auto self = shared_from_this();
     core_->remove(this);
     std::string msg = "connection with " + describe() + " closed: " + reason;
-    if (error)
+    // An outgoing connection that never opened hands its error to the
+    // caller of connect(), who knows whether it matters (a client retrying
+    // a down OSD every few hundred ms should not fill stderr).
+    const bool caller_told = !incoming_ && was != State::kOpen;
+    if (error && !caller_told)
       core_->warn(msg);
     else
       core_->info(msg);

@@ -35,8 +35,8 @@ std::string read_all(strata_ioctx_t io, const std::string &oid, size_t max = 1 <
   return buf;
 }
 
-strata_object_stat stat_of(strata_ioctx_t io, const std::string &oid) {
-  strata_object_stat st{};
+strata_obj_stat stat_of(strata_ioctx_t io, const std::string &oid) {
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   int rc = strata_stat(io, oid.c_str(), &st);
   INFO(oid << ": " << strata_last_error());
@@ -45,7 +45,7 @@ strata_object_stat stat_of(strata_ioctx_t io, const std::string &oid) {
 }
 
 int stat_rc(strata_ioctx_t io, const std::string &oid) {
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   return strata_stat(io, oid.c_str(), &st);
 }
@@ -95,7 +95,7 @@ void api_case_object_io(ApiEnv &env) {
   REQUIRE(strata_write(io, oid.c_str(), "WORLD", 5, 6) == 0);
   CHECK(read_all(io, oid) == "hello WORLD");
 
-  strata_object_stat s1 = stat_of(io, oid);
+  strata_obj_stat s1 = stat_of(io, oid);
   CHECK(s1.size == 11);
   CHECK(s1.mtime_ns > 0);
   CHECK(s1.version > 0);
@@ -104,7 +104,7 @@ void api_case_object_io(ApiEnv &env) {
   REQUIRE(strata_write(io, oid.c_str(), "x", 1, 20) == 0);
   std::string all = read_all(io, oid);
   CHECK(all == std::string("hello WORLD") + std::string(9, '\0') + "x");
-  strata_object_stat s2 = stat_of(io, oid);
+  strata_obj_stat s2 = stat_of(io, oid);
   CHECK(s2.size == 21);
   CHECK(s2.version > s1.version);
 
@@ -381,7 +381,7 @@ void api_case_read_op(ApiEnv &env) {
   char data[8] = {}, xv[4] = {}, hdr[4] = {};
   size_t n_read = 0, xlen = 0, hlen = 0;
   int p_read = 1, p_stat = 1, p_x = 1, p_xs = 1, p_keys = 1, p_list = 1, p_hdr = 1;
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   strata_xattr_iter_t xit = nullptr;
   strata_omap_iter_t kit = nullptr, lit = nullptr;
@@ -505,7 +505,7 @@ void api_case_aio(ApiEnv &env) {
 
   // stat, append, remove, write op and read op, asynchronously.
   strata_completion_t c = nullptr;
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   REQUIRE(strata_completion_create(nullptr, nullptr, &c) == 0);
   REQUIRE(strata_aio_stat(io, "aio.0", c, &st) == 0);
@@ -536,7 +536,7 @@ void api_case_aio(ApiEnv &env) {
   char xv[4];
   size_t xl = 0;
   int pr = 1;
-  strata_object_stat rst{};
+  strata_obj_stat rst{};
   rst.struct_size = sizeof rst;
   strata_read_op_getxattr(rop, "k", xv, sizeof xv, &xl, &pr);
   strata_read_op_stat(rop, &rst, nullptr);
@@ -760,7 +760,7 @@ void api_case_errors(ApiEnv &env) {
   CHECK(std::string(strata_last_error()).find("name") != std::string::npos);
   // More than one operation may carry is refused before anything is read.
   CHECK(strata_write(io, "big", buf, size_t(STRATA_MAX_OP_DATA) + 1, 0) == -E2BIG);
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = 8;
   CHECK(strata_stat(io, "x", &st) == -EINVAL);
   CHECK(strata_stat(io, "x", nullptr) == -EINVAL);

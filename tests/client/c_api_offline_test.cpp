@@ -139,7 +139,7 @@ TEST_CASE("write and read op builders count steps and keep argument errors") {
   size_t n = 99;
   int prval = 1;
   strata_read_op_read(r, 0, sizeof buf, buf, &n, &prval);
-  strata_object_stat st{};
+  strata_obj_stat st{};
   strata_read_op_stat(r, &st, nullptr);  // struct_size 0: refused
   CHECK(strata_read_op_size(r) == 1);
   CHECK(r->op.error().code() == -EINVAL);

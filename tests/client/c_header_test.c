@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "strata/client.h"
+#include "strata/objectstore.h" /* both SDK headers in one file must not clash */
 
 #define EXPECT(cond)                                                   \
   do {                                                                 \

@@ -123,7 +123,7 @@ int run_append(strata_ioctx_t io, const Args &a) {
     int rc = strata_append(io, a.object.c_str(), rec.data(), rec.size());
     if (rc < 0) return die(("append " + a.object).c_str(), rc);
   }
-  strata_object_stat st{};
+  strata_obj_stat st{};
   st.struct_size = sizeof st;
   int rc = strata_stat(io, a.object.c_str(), &st);
   if (rc < 0) return die(("stat " + a.object).c_str(), rc);

@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-// Neither the client API nor the Store here: their C headers both define
-// a struct strata_object_stat, so no file may include both (store_check.h
-// holds the Store side).
+// Neither the client API nor the Store here: the cluster harness and the
+// offline store checks (store_check.h) stay separate.
 struct strata_cluster;
 
 namespace strata::osdtest {

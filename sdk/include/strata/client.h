@@ -241,13 +241,15 @@ STRATA_CLIENT_API int strata_object_locate(strata_ioctx_t io, const char *oid,
 /* Object I/O (synchronous: each call returns when the operation is durable
  * on every acting replica, or when it failed)                               */
 
-typedef struct strata_object_stat {
-  uint32_t struct_size; /* caller sets sizeof(strata_object_stat) */
+/* (Named apart from objectstore.h's strata_object_stat, the backend ABI's
+ * stat, so that one source file may use both headers.) */
+typedef struct strata_obj_stat {
+  uint32_t struct_size; /* caller sets sizeof(strata_obj_stat) */
   uint32_t reserved0;
   uint64_t size;        /* bytes */
   uint64_t mtime_ns;    /* last data change, ns since the Unix epoch */
   uint64_t version;     /* see the data model above */
-} strata_object_stat;
+} strata_obj_stat;
 
 /* Writes len bytes at offset off, creating the object if needed; the size
  * becomes max(size, off + len). */
@@ -264,7 +266,7 @@ STRATA_CLIENT_API int strata_append(strata_ioctx_t io, const char *oid, const vo
  * does not exist. */
 STRATA_CLIENT_API int64_t strata_read(strata_ioctx_t io, const char *oid, void *buf, size_t len,
                                       uint64_t off);
-STRATA_CLIENT_API int strata_stat(strata_ioctx_t io, const char *oid, strata_object_stat *out);
+STRATA_CLIENT_API int strata_stat(strata_ioctx_t io, const char *oid, strata_obj_stat *out);
 /* Removes data, xattrs, omap and header. -ENOENT if the object does not
  * exist. */
 STRATA_CLIENT_API int strata_remove(strata_ioctx_t io, const char *oid);
@@ -441,7 +443,7 @@ STRATA_CLIENT_API void strata_read_op_cmpxattr(strata_read_op_t op, const char *
 /* Reads up to len bytes at off into buf; *bytes_read gets the count. */
 STRATA_CLIENT_API void strata_read_op_read(strata_read_op_t op, uint64_t off, size_t len,
                                            void *buf, size_t *bytes_read, int *prval);
-STRATA_CLIENT_API void strata_read_op_stat(strata_read_op_t op, strata_object_stat *out,
+STRATA_CLIENT_API void strata_read_op_stat(strata_read_op_t op, strata_obj_stat *out,
                                            int *prval);
 /* Copies at most len bytes of the value; *value_len gets its full length. */
 STRATA_CLIENT_API void strata_read_op_getxattr(strata_read_op_t op, const char *name, void *buf,
@@ -504,7 +506,7 @@ STRATA_CLIENT_API int strata_aio_append(strata_ioctx_t io, const char *oid, stra
 STRATA_CLIENT_API int strata_aio_read(strata_ioctx_t io, const char *oid, strata_completion_t c,
                                       void *buf, size_t len, uint64_t off);
 STRATA_CLIENT_API int strata_aio_stat(strata_ioctx_t io, const char *oid, strata_completion_t c,
-                                      strata_object_stat *out);
+                                      strata_obj_stat *out);
 STRATA_CLIENT_API int strata_aio_remove(strata_ioctx_t io, const char *oid,
                                         strata_completion_t c);
 /* The op may be released or reused once this returns. */
