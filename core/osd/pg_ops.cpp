@@ -166,7 +166,7 @@ void Pg::do_write(const ClientOpRef &op) {
       p.local_done();
       p.write_settled(tid);
     });
-  });
+  }, store::Store::Ack::kDurable);  // journaled is durable; reads wait for the apply
   if (!st.ok()) host_.fatal(st.Context(name_ + " write"));
 }
 
@@ -263,7 +263,8 @@ void Pg::on_rep_op(const InMsgRef &in) {
         }
         conn->send(std::move(reply));
         host->post_to_pg(pg, gen, [](Pg &p) { p.local_done(); });
-      });
+      },
+      store::Store::Ack::kDurable);
   if (!st.ok()) host_.fatal(st.Context(name_ + " replicated write"));
 }
 

@@ -11,6 +11,17 @@
 // caller's callback runs: a callback means durable AND visible to reads.
 // Successful callbacks run in sequence order.
 //
+// Early acknowledgement (Ack::kDurable): the callback runs as soon as the
+// journal has the transaction, before it is applied; the apply follows on
+// its own. Reads keep the guarantee "visible once acknowledged": a read of
+// an object with an acknowledged but unapplied transaction waits for that
+// apply (listing a collection waits for all of its objects). This takes the
+// backend's apply (file creation, omap updates) off the acknowledgement
+// path, the way a write-ahead log is meant to. Transactions that create or
+// remove collections are always acknowledged once applied. Such a callback
+// must not read what it acknowledges: the apply may be waiting for the
+// callback's thread.
+//
 // Who applies: the apply thread, except on the depth-1 path. When the
 // journal reports a transaction durable that is the only one queued, and
 // nothing else is using the backend, the journal's callback applies it and
@@ -100,6 +111,8 @@ struct StoreStats {
 class Store {
  public:
   using Callback = std::function<void(const Status &)>;
+  // When a queued transaction's callback runs (see the top of this file).
+  enum class Ack { kApplied, kDurable };
   using KvList = std::vector<std::pair<std::string, std::string>>;
 
   static Status mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger &log);
@@ -124,7 +137,9 @@ class Store {
   // visible (or with an error if the store failed). On a rejected
   // transaction (bad collection, store failed or closing) returns the error
   // and never calls cb.
-  Status queue(Transaction t, Callback cb);
+  // With Ack::kDurable, cb runs once t is durable (reads of its objects wait
+  // for the apply); a store failure after that does not call it again.
+  Status queue(Transaction t, Callback cb, Ack when = Ack::kApplied);
   // queue() and wait.
   Status submit(Transaction t);
   // Waits until everything queued so far has completed.
@@ -198,7 +213,10 @@ class Store {
   uint64_t tracked_size(std::string_view coll, std::string_view oid);
   // Read lock on one object's stripe; the apply thread takes the stripes of
   // a transaction's objects exclusively (all of them for collection ops).
+  // First waits until the object has no acknowledged, unapplied transaction.
   std::shared_lock<std::shared_mutex> read_lock(std::string_view coll, std::string_view oid);
+  // Waits until no object of coll has an acknowledged, unapplied transaction.
+  void wait_collection_applied(std::string_view coll);
   std::vector<size_t> stripes_of(const InFlight &f) const;
   Result<strata_object_stat> stat_unlocked(std::string_view coll, std::string_view oid);
   void fail(const Status &st);
@@ -231,6 +249,9 @@ class Store {
   std::condition_variable done_cv_;   // readers and drain(): progress
   std::deque<std::shared_ptr<InFlight>> queue_;    // GUARDED_BY(mu_), seq order
   std::map<std::string, int> pending_objects_;     // GUARDED_BY(mu_)
+  // Objects of transactions acknowledged early (Ack::kDurable) and not yet
+  // applied: reads of them wait. GUARDED_BY(mu_)
+  std::map<std::string, int, std::less<>> acked_unapplied_;
   std::map<uint64_t, std::shared_ptr<InFlight>> live_;  // not yet completed; GUARDED_BY(mu_)
   uint64_t in_flight_ = 0;                         // GUARDED_BY(mu_)
   uint64_t applied_seq_ = 0, committed_seq_ = 0;   // GUARDED_BY(mu_)

@@ -103,6 +103,9 @@ int crash_writer_main(const std::vector<std::string> &args) {
       cv.wait(lk, [&] { return in_flight < kDepth; });
       ++in_flight;
     }
+    // Odd transactions are acknowledged once journaled (the OSD's mode),
+    // even ones once applied: both must survive the kill.
+    const auto when = k % 2 ? store::Store::Ack::kDurable : store::Store::Ack::kApplied;
     Status st = s->queue(gen.txn(k), [&, k](const Status &r) {
       if (!r.ok()) {
         std::fprintf(stderr, "crash-writer: txn %llu failed: %s\n",
@@ -114,7 +117,7 @@ int crash_writer_main(const std::vector<std::string> &args) {
       std::lock_guard lk(mu);
       --in_flight;
       cv.notify_all();
-    });
+    }, when);
     if (!st.ok()) {
       std::fprintf(stderr, "crash-writer: queue of txn %llu: %s\n",
                    static_cast<unsigned long long>(k), st.ToString().c_str());

@@ -127,6 +127,75 @@ TEST_CASE("a callback runs once the transaction is visible to reads", "[store]")
   require_closed(s);
 }
 
+TEST_CASE("an early acknowledgement (Ack::kDurable) is visible to every later read", "[store]") {
+  ScratchStore ss("early-ack");
+  auto s = ss.must_open();
+  REQUIRE(submit(*s, std::move(Transaction().mkcoll("pg.1"))).ok());
+
+  // A reader thread takes each acknowledged object and reads it at once,
+  // racing the apply that follows the acknowledgement.
+  constexpr int kN = 200;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> acked;
+  std::vector<std::string> errors;
+  bool done = false;
+  std::thread reader([&] {
+    size_t next = 0;
+    for (;;) {
+      int i;
+      {
+        std::unique_lock lk(mu);
+        cv.wait(lk, [&] { return next < acked.size() || done; });
+        if (next == acked.size()) return;
+        i = acked[next++];
+      }
+      std::string oid = "o" + std::to_string(i);
+      auto d = s->read("pg.1", oid);
+      auto x = s->getxattr("pg.1", oid, "x");
+      auto o = s->omap_get("pg.1", oid, "k");
+      bool good = d.ok() && *d == pattern_bytes(i, 3000 + i) && x.ok() && *x == std::to_string(i) &&
+                  o.ok() && *o == "v" + std::to_string(i);
+      if (!good) {
+        std::lock_guard lk(mu);
+        errors.push_back(oid + ": " + (d.ok() ? std::to_string(d->size()) + " bytes" : d.status().ToString()) +
+                         ", xattr " + (x.ok() ? *x : x.status().ToString()));
+      }
+    }
+  });
+  for (int i = 0; i < kN; ++i) {
+    std::string oid = "o" + std::to_string(i);
+    Transaction t;
+    t.write_full("pg.1", oid, pattern_bytes(i, 3000 + i));
+    t.setxattr("pg.1", oid, "x", std::to_string(i));
+    t.omap_set("pg.1", oid, "k", "v" + std::to_string(i));
+    REQUIRE(s->queue(std::move(t),
+                     [&, i](const Status &r) {
+                       REQUIRE(r.ok());
+                       std::lock_guard lk(mu);
+                       acked.push_back(i);
+                       cv.notify_all();
+                     },
+                     Store::Ack::kDurable)
+                .ok());
+  }
+  s->drain();
+  {
+    std::lock_guard lk(mu);
+    done = true;
+    cv.notify_all();
+  }
+  reader.join();
+  INFO((errors.empty() ? std::string() : errors.front()));
+  CHECK(errors.empty());
+  CHECK(acked.size() == kN);
+  // Listing waits for the applies too.
+  auto names = s->list_objects("pg.1");
+  REQUIRE(names.ok());
+  CHECK(names->size() == kN);
+  require_closed(s);
+}
+
 TEST_CASE("many concurrent queue calls all complete", "[store]") {
   ScratchStore ss("concurrent");
   auto s = ss.must_open();
