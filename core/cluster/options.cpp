@@ -47,6 +47,9 @@ const std::vector<strata_option_spec> &osd_options() {
        "objects recovered at once per OSD (keeps client I/O flowing)"},
       {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,
        "PG log length kept for log-based recovery; older divergence backfills"},
+      {"osd_debug_kill_before_ack_object", STRATA_OPT_STRING, "", nullptr,
+       "fault injection for tests: a primary that has a write to this object durable on every "
+       "replica kills itself (SIGKILL) instead of acknowledging it"},
   };
   return specs;
 }

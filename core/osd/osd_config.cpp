@@ -40,6 +40,7 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
   c.store_dir = cfg.get(entity, "store_dir").value_or("");
   c.addr = value_of(cfg, entity, "osd_addr");
   c.host = value_of(cfg, entity, "osd_host");
+  c.debug_kill_before_ack_object = value_of(cfg, entity, "osd_debug_kill_before_ack_object");
   if (c.host.empty()) {
     char buf[256] = {};
     if (gethostname(buf, sizeof buf - 1) == 0) c.host = buf;

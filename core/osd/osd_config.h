@@ -25,6 +25,8 @@ struct OsdConfig {
   int op_threads = 2;
   int recovery_max_active = 4;
   int pg_log_entries = 3000;
+  // Fault injection (tests only): see osd_debug_kill_before_ack_object.
+  std::string debug_kill_before_ack_object;
 };
 
 // Reads the cluster keys (global_options + osd_options) for osd.<id>;

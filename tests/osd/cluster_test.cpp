@@ -2,6 +2,8 @@
 // started with `strata up`, driven through the client C API and, for
 // exactly-once, through raw messages.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 #include <atomic>
 #include <chrono>
@@ -426,6 +428,50 @@ TEST_CASE("a resent write is applied exactly once, also by a new primary after t
   strata_ioctx_t io = nullptr;
   REQUIRE(strata_ioctx_create(c, "data", &io) == 0);
   CHECK(read_object(io, oid) == "abcdef");
+  strata_ioctx_destroy(io);
+  strata_cluster_shutdown(c);
+}
+
+TEST_CASE("a primary killed after every replica has a write durable but before the ack: the "
+          "client's resend is applied exactly once") {
+  // Every OSD carries the fault: whichever is primary for `oid` dies the
+  // moment the write is durable on all copies, before it answers. The new
+  // primary answers the resend from the replicated PG log, never through
+  // that path, so it survives.
+  const std::string oid = "killed-before-ack";
+  OsdCluster cl(3, {"osd_debug_kill_before_ack_object=" + oid});
+  SKIP_UNLESS_UP(cl);
+  RawClient raw(cl);
+  auto v = raw.view();
+  uint32_t pool = v->map().pool_by_name("data")->id;
+  int32_t primary = v->primary(v->pg_of(pool, oid));
+  REQUIRE(cl.osd_pid(primary) > 0);
+
+  strata_cluster_t c = cl.connect();
+  strata_ioctx_t io = nullptr;
+  REQUIRE(strata_ioctx_create(c, "data", &io) == 0);
+  // An append is not idempotent: applied twice, the object would read
+  // "abcabc".
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = strata_append(io, oid.c_str(), "abc", 3);
+  auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  REQUIRE(rc == 0);
+  std::printf("append acknowledged %lld ms after the primary osd.%d killed itself\n",
+              static_cast<long long>(waited.count()), primary);
+  CHECK(cl.osd_pid(primary) == 0);  // it really died, the ack came from another OSD
+  {
+    std::ifstream log(cl.dir() + "/osd." + std::to_string(primary) + ".log");
+    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    CHECK(text.find("durable everywhere; killing myself before the ack") != std::string::npos);
+  }
+  auto v2 = raw.view(v->epoch() + 1);
+  CHECK(v2->primary(v2->pg_of(pool, oid)) != primary);
+  CHECK(read_object(io, oid) == "abc");
+
+  // The old primary comes back, catches up, and every copy holds it once.
+  cl.start_osd(primary);
+  cl.wait_clean();
+  CHECK(read_object(io, oid) == "abc");
   strata_ioctx_destroy(io);
   strata_cluster_shutdown(c);
 }
