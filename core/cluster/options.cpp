@@ -42,7 +42,9 @@ const std::vector<strata_option_spec> &osd_options() {
       {"osd_addr", STRATA_OPT_STRING, "127.0.0.1", nullptr, "address the OSD listens on"},
       {"osd_port", STRATA_OPT_INT, "0", nullptr, "port (0: any free port)"},
       {"osd_host", STRATA_OPT_STRING, "", nullptr, "host name in the placement tree"},
-      {"osd_op_threads", STRATA_OPT_INT, "4", nullptr, "threads executing client ops"},
+      {"osd_op_threads", STRATA_OPT_INT, "2", nullptr,
+       "threads executing client ops (PGs are spread over them; more than the cores only adds "
+       "context switches)"},
       {"osd_recovery_max_active", STRATA_OPT_INT, "4", nullptr,
        "objects recovered at once per OSD (keeps client I/O flowing)"},
       {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,

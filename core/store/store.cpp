@@ -406,17 +406,22 @@ Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
     }
     std::string key = object_key(c, o);
     objs.push_back(key);
-    uint64_t cur = tracked_size(c, o);
-    std::optional<uint64_t> next = cur;
+    // The current size costs a backend lookup when the object is not
+    // tracked yet; only ops whose effect depends on it ask. Ops that leave
+    // the size alone record nothing.
+    auto cur_size = [&] { return tracked_size(c, o); };
+    std::optional<uint64_t> next;
     switch (op.type) {
-      case kOpAppend:
+      case kOpAppend: {
+        uint64_t cur = cur_size();
         op.type = STRATA_OP_WRITE;
         op.offset = cur;
         op.length = op.value.len;
         next = cur + op.value.len;
         break;
+      }
       case STRATA_OP_WRITE:
-        next = std::max(cur, op.offset + op.value.len);
+        next = std::max(cur_size(), op.offset + op.value.len);
         break;
       case STRATA_OP_WRITE_FULL:
         next = op.value.len;
@@ -433,11 +438,11 @@ Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
       case STRATA_OP_CLONE: {
         std::string dst = object_key(c, sv(op.value));
         objs.push_back(dst);
-        sizes_[dst] = cur;
-        break;
+        sizes_[dst] = cur_size();
+        continue;  // the source keeps its size
       }
       default:
-        break;
+        continue;  // size unchanged
     }
     sizes_[key] = next;
   }
