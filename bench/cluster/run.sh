@@ -3,8 +3,8 @@
 # judged against, all measured in this one run (the machine is shared and
 # noisy: compare ratios, not absolute numbers between runs).
 #
-#   bench/cluster/run.sh [--strata BIN] [--backend xfs|btrfs|kv] [--seconds 8]
-#                        [--workdir /var/tmp] [--json FILE]
+#   bench/cluster/run.sh [--strata BIN] [--backend xfs|btrfs|kv] [--journal file|tmpfs]
+#                        [--seconds 8] [--workdir /var/tmp] [--json FILE]
 #
 # 1. Baseline: `strata store bench` (creates = new 4 KiB objects at depth 16,
 #    write4m with its fio O_DIRECT 4M baseline) on a loop XFS made for it.
@@ -22,6 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 strata=$repo/build/bin/strata
 backend=xfs
+journal=file
 secs=8
 workdir=${STRATA_BENCH_WORKDIR:-/var/tmp}
 json_out=""
@@ -29,6 +30,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --strata) strata=$2; shift 2 ;;
     --backend) backend=$2; shift 2 ;;
+    --journal) journal=$2; shift 2 ;;
     --seconds) secs=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
     --json) json_out=$2; shift 2 ;;
@@ -48,12 +50,12 @@ trap cleanup EXIT
 R=$W/results
 mkdir -p "$R"
 
-echo "== baseline: strata store bench ($backend:file, creates + write4m) on a loop XFS" >&2
-"$repo/bench/store/run_on_loop_xfs.sh" --strata "$strata" --pairs "$backend:file" --image-size 8G \
+echo "== baseline: strata store bench ($backend:$journal, creates + write4m) on a loop XFS" >&2
+"$repo/bench/store/run_on_loop_xfs.sh" --strata "$strata" --pairs "$backend:$journal" --image-size 8G \
   --workdir "$W" -- --workloads creates,write4m --seconds "$secs" --format json >"$R/store.json"
 
-echo "== strata up: 3 OSDs, $backend + file journal" >&2
-"$strata" up --dir "$C" --osds 3 --backend "$backend" --journal file --size-gb 6 >"$W/up.log"
+echo "== strata up: 3 OSDs, $backend + $journal journal" >&2
+"$strata" up --dir "$C" --osds 3 --backend "$backend" --journal "$journal" --size-gb 6 >"$W/up.log"
 conf=$C/strata.conf
 "$strata" pool create one --size 1 --min-size 1 --pg-num 32 --conf "$conf" >/dev/null
 
@@ -76,9 +78,9 @@ bench r16m_s3_c1 seq data 16M 1
 bench w4m_s3_c16 write data 4M 16 --no-cleanup
 bench r4m_s3_c16 seq data 4M 16
 
-python3 - "$R" "$backend" "$json_out" <<'PY'
+python3 - "$R" "$backend" "$json_out" "$journal" <<'PY'
 import json, os, sys
-R, backend, json_out = sys.argv[1], sys.argv[2], sys.argv[3]
+R, backend, json_out, journal = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 def load(n): return json.load(open(os.path.join(R, n + ".json")))
 store = load("store")["pairs"][0]["workloads"]
 creates = store["creates"]["creates_per_sec"]
@@ -98,7 +100,7 @@ row("16M write 1 stream size=3 / Ceph 320 MB/s", mb(b["w16m_s3_c1"]), 320, 2.0, 
 row("16M seq read 1 stream / Ceph 669 MB/s", mb(b["r16m_s3_c1"]), 669, None, "MB/s")
 row("4M write c16 size=3 / fio 4M O_DIRECT", mb(b["w4m_s3_c16"]), fio4m, None, "MB/s")
 row("4M seq read c16 / 4M write c16", mb(b["r4m_s3_c16"]), mb(b["w4m_s3_c16"]), 1.0, "MB/s")
-print(f"\nStrata cluster bench ({backend} + file journal, 3 OSDs on one machine)\n")
+print(f"\nStrata cluster bench ({backend} + {journal} journal, 3 OSDs on one machine)\n")
 print(f"{'measure':48} {'value':>10} {'unit':6} {'baseline':>10} {'ratio':>7}  goal")
 for r in rows:
     ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "mon/json.h"
+#include "common/json.h"
 
 namespace strata::cli {
 
@@ -144,11 +144,11 @@ Result<std::pair<uint32_t, uint32_t>> parse_pgid(const std::string &s) {
   return std::make_pair(uint32_t(p), uint32_t(q));
 }
 
-std::string json_quote(const std::string &s) { return mon::json::quote(s); }
+std::string json_quote(const std::string &s) { return json::quote(s); }
 
 namespace {
 
-void pretty(const mon::json::Value &v, int depth, std::string &out) {
+void pretty(const json::Value &v, int depth, std::string &out) {
   std::string pad(size_t(depth + 1) * 2, ' '), end_pad(size_t(depth) * 2, ' ');
   if (v.is_object()) {
     const auto &o = v.as_object();
@@ -158,7 +158,7 @@ void pretty(const mon::json::Value &v, int depth, std::string &out) {
     }
     out += "{\n";
     for (size_t i = 0; i < o.size(); ++i) {
-      out += pad + mon::json::quote(o[i].first) + ": ";
+      out += pad + json::quote(o[i].first) + ": ";
       pretty(o[i].second, depth + 1, out);
       out += i + 1 < o.size() ? ",\n" : "\n";
     }
@@ -184,7 +184,7 @@ void pretty(const mon::json::Value &v, int depth, std::string &out) {
 }  // namespace
 
 std::string pretty_json(const std::string &json) {
-  auto v = mon::json::parse(json);
+  auto v = json::parse(json);
   if (!v.ok()) return json;
   std::string out;
   pretty(*v, 0, out);

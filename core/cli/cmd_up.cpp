@@ -23,7 +23,7 @@
 #include "cluster/options.h"
 #include "common/config.h"
 #include "mon/daemon_config.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "mon/mon_client.h"
 #include "mon/monitor.h"
 #include "msg/keyring.h"
@@ -140,7 +140,7 @@ Result<std::unique_ptr<mon::MonClient>> connect_admin(const Config &cfg,
 }
 
 // Human summary of a status JSON: "24 active+clean, 8 peering".
-std::string pg_states(const mon::json::Value &status) {
+std::string pg_states(const json::Value &status) {
   std::string s;
   for (const auto &[state, n] : status["pgs"]["by_state"].as_object())
     s += (s.empty() ? "" : ", ") + std::to_string(n.as_int()) + " " + state;
@@ -277,7 +277,7 @@ int do_up(UpArgs a) {
   while (true) {
     auto r = mc.command("status", {}, 5s);
     if (r.ok() && r->rc == 0) {
-      auto j = mon::json::parse(r->json);
+      auto j = json::parse(r->json);
       if (j.ok()) {
         std::string states = pg_states(*j);
         if (states != last) print("   PGs: " + states + "\n");

@@ -27,7 +27,7 @@
 #include <string>
 
 #include "cluster/cluster_map.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "mon/pg_stats.h"
 
 namespace strata::mon {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cluster/cluster_map.h"
-#include "mon/json.h"
+#include "common/json.h"
 
 namespace strata::mon {
 

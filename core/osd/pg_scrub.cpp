@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/json.h"
 #include "osd/pg.h"
 #include "osd/pg_msgs.h"
 #include "osd/pg_scrub.h"
@@ -17,26 +18,7 @@ namespace {
 
 constexpr size_t kScrubChunk = 32;
 
-std::string json_str(const std::string &s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
-}
+std::string json_str(const std::string &s) { return json::quote(s); }
 
 msg::Message command_reply(uint64_t tid, int32_t rc, const std::string &message,
                            const std::string &json, uint64_t retry_epoch = 0) {

@@ -15,7 +15,7 @@
 #include "api_cases.h"
 #include "client/c_api_internal.h"
 #include "fake_cluster.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "process_cluster.h"
 
 using namespace clienttest;
@@ -59,7 +59,7 @@ std::string content_of(int i) { return "object " + std::to_string(i) + std::stri
 bool all_clean(strata_cluster_t c) {
   char *json = nullptr;
   if (strata_mon_command(c, "status", nullptr, 0, nullptr, nullptr, &json, nullptr) < 0) return false;
-  auto v = strata::mon::json::parse(json);
+  auto v = strata::json::parse(json);
   strata_buffer_free(json);
   if (!v.ok()) return false;
   const auto &pgs = (*v)["pgs"];

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cluster/placement_gen.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "mon/mon_commands.h"
 #include "mon_test_support.h"
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cluster/map_wire.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "mon/mon_client.h"
 #include "mon_test_support.h"
 #include "msg/message_types.h"

@@ -10,7 +10,7 @@
 
 #include "common/config.h"
 #include "mon/daemon_config.h"
-#include "mon/json.h"
+#include "common/json.h"
 #include "mon/mon_client.h"
 #include "mon_test_support.h"
 
@@ -30,7 +30,7 @@ pid_t pid_in(const std::string &file) {
 
 bool alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
 
-mon::json::Value status(const std::string &conf) {
+json::Value status(const std::string &conf) {
   auto cfg = Config::load_file(conf);
   REQUIRE(cfg.ok());
   auto opts = mon::mon_client_options(*cfg, "client.admin");
@@ -40,7 +40,7 @@ mon::json::Value status(const std::string &conf) {
   auto r = mc.command("status");
   REQUIRE(r.ok());
   REQUIRE(r->rc == 0);
-  auto j = mon::json::parse(r->json);
+  auto j = json::parse(r->json);
   REQUIRE(j.ok());
   return *j;
 }

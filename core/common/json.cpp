@@ -1,10 +1,10 @@
-#include "mon/json.h"
+#include "common/json.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace strata::mon::json {
+namespace strata::json {
 
 namespace {
 const Array kEmptyArray;
@@ -348,4 +348,4 @@ class Parser {
 
 Result<Value> parse(std::string_view text) { return Parser(text).document(); }
 
-}  // namespace strata::mon::json
+}  // namespace strata::json

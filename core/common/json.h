@@ -1,6 +1,7 @@
-// A small JSON value for the monitor's command replies (machine output
-// next to the human message) and for reading them back (the MonClient,
-// `strata up`'s wait, the CLI's --format json). Debian 12's Boost (1.74)
+// A small JSON value: the monitor's command replies (machine output next
+// to the human message), reading them back (the MonClient, `strata up`'s
+// wait, the CLI's --format json), and quote() for every hand-built JSON
+// report (scrub results, bench reports). Debian 12's Boost (1.74)
 // predates Boost.JSON, and the replies are small, so this stays tiny:
 // objects keep insertion order, numbers are int64 or double.
 #pragma once
@@ -15,7 +16,7 @@
 
 #include "common/status.h"
 
-namespace strata::mon::json {
+namespace strata::json {
 
 class Value;
 using Array = std::vector<Value>;
@@ -77,4 +78,4 @@ Result<Value> parse(std::string_view text);
 // `s` as a JSON string literal, quotes included.
 std::string quote(std::string_view s);
 
-}  // namespace strata::mon::json
+}  // namespace strata::json
