@@ -239,7 +239,10 @@ void Pg::on_rep_op(const InMsgRef &in) {
       in->conn->close(name_ + ": " + seg.status().message());
       return;
     }
-    auto decoded = store::Transaction::decode(*seg);
+    // The segment is this message's last use of those bytes: the
+    // transaction keeps them rather than copying a large write again.
+    auto decoded = store::Transaction::decode_adopting(
+        std::move(in->m.segments[static_cast<size_t>(r.getTxnSeg())]));
     if (!decoded.ok()) {
       in->conn->close(name_ + ": RepOp transaction: " + decoded.status().message());
       return;

@@ -110,13 +110,26 @@ std::string Transaction::encode() const {
 }
 
 Result<Transaction> Transaction::decode(std::string_view bytes) {
+  Transaction t;
+  return decode_into(t, bytes, true);
+}
+
+Result<Transaction> Transaction::decode_adopting(std::string &&bytes) {
+  Transaction t;
+  // A deque element never moves, nor does a moved Transaction's: the ops
+  // may point into it for the Transaction's whole life.
+  std::string_view kept = t.storage_.emplace_back(std::move(bytes));
+  return decode_into(t, kept, false);
+}
+
+Result<Transaction> Transaction::decode_into(Transaction &t, std::string_view bytes, bool copy) {
   Reader r(bytes);
   uint32_t magic, n;
   if (!r.u32(magic) || magic != kMagic)
     return Status::Error(EBADMSG, "transaction record: bad magic");
   if (!r.u32(n) || n > bytes.size() / 36 + 1)
     return Status::Error(EBADMSG, "transaction record: bad op count");
-  Transaction t;
+  t.ops_.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t type;
     uint64_t off, len;
@@ -126,10 +139,25 @@ Result<Transaction> Transaction::decode(std::string_view bytes) {
       return Status::Error(EBADMSG, "transaction record: op " + std::to_string(i) +
                                         " truncated or oversized at byte " +
                                         std::to_string(r.pos()));
-    t.add(type, c, o, k, v, off, len);
+    if (copy) {
+      t.add(type, c, o, k, v, off, len);
+      continue;
+    }
+    auto slice = [](std::string_view s) {
+      return s.empty() ? strata_slice{nullptr, 0} : strata_slice{s.data(), s.size()};
+    };
+    strata_op op{};
+    op.type = type;
+    op.collection = slice(c);
+    op.object = slice(o);
+    op.key = slice(k);
+    op.value = slice(v);
+    op.offset = off;
+    op.length = len;
+    t.ops_.push_back(op);
   }
   if (!r.done()) return Status::Error(EBADMSG, "transaction record: trailing bytes");
-  return t;
+  return std::move(t);
 }
 
 const char *op_name(uint32_t type) {

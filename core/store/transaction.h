@@ -99,6 +99,11 @@ class Transaction {
   // encode().size(), without encoding.
   uint64_t encoded_size() const;
   static Result<Transaction> decode(std::string_view bytes);
+  // The same, keeping `bytes` and pointing the ops into it instead of
+  // copying every value (a replica's transaction arrives as one message
+  // segment, megabytes for a large write). Values are then not 4 KiB
+  // aligned: a backend staging one writes it through a bounce buffer.
+  static Result<Transaction> decode_adopting(std::string &&bytes);
 
   // Values of at least this many bytes are kept 4 KiB-aligned (their
   // allocation rounded up to whole 4 KiB blocks, the padding zeroed), so
@@ -109,6 +114,7 @@ class Transaction {
 
  private:
   std::string_view keep(std::string_view s);
+  static Result<Transaction> decode_into(Transaction &t, std::string_view bytes, bool copy);
   std::deque<std::string> storage_;  // stable addresses for the slices
   std::vector<std::unique_ptr<char[]>> aligned_;  // large values, aligned inside
   std::vector<strata_op> ops_;

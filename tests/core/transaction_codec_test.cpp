@@ -35,6 +35,29 @@ TEST_CASE("a transaction survives encoding to a journal record and back") {
   CHECK(sv(d->ops()[2].object) == bin);
 }
 
+TEST_CASE("a transaction decoded by adopting its record points into it and survives moves") {
+  Transaction t;
+  std::string big(1 << 20, 'q');
+  big[12345] = 'z';
+  t.write_full("1.0", "obj", big).setxattr("1.0", "obj", "user.x", "y").omap_rm("1.0", "obj", "k");
+  std::string rec = t.encode();
+  const char *lo = rec.data(), *hi = rec.data() + rec.size();
+  auto d = Transaction::decode_adopting(std::move(rec));
+  REQUIRE(d.ok());
+  // Moved twice: a deque keeps its elements, so the slices stay valid.
+  Transaction moved = std::move(*d);
+  Transaction again = std::move(moved);
+  REQUIRE(again.size() == 3);
+  const strata_op &w = again.ops()[0];
+  CHECK(w.value.data >= lo);
+  CHECK(w.value.data + w.value.len <= hi);  // no copy of the megabyte
+  CHECK(sv(w.value) == big);
+  CHECK(sv(again.ops()[1].value) == "y");
+  CHECK(again.ops()[2].value.data == nullptr);  // empty stays null, as add() makes it
+  CHECK(again.ops()[2].value.len == 0);
+  CHECK_FALSE(Transaction::decode_adopting(std::string("garbage")).ok());
+}
+
 TEST_CASE("every truncation of a record is rejected with an error, never misread") {
   Transaction t;
   t.write("c", "o", 0, std::string(100, 'x')).omap_set("c", "o", "key", "value");
