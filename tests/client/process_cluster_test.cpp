@@ -19,6 +19,7 @@
 #include "process_cluster.h"
 
 using namespace clienttest;
+using strata::testing::ProcessCluster;
 
 namespace {
 

@@ -1,61 +1,12 @@
-// A real cluster for the OSD's integration tests: `strata up` (a monitor and
-// N `strata osd` processes on the kv backend with a tmpfs journal, short
-// heartbeats) in a temporary directory, torn down with `strata down
-// --purge`. OSDs can be killed (-9), stopped cleanly (so the test can open
-// their stores with the Store API) and started again.
+// The OSD tests run on the shared cluster harness (tests/support).
 #pragma once
 
-#include <sys/types.h>
-
-#include <chrono>
-#include <memory>
-#include <string>
-#include <vector>
-
-// Neither the client API nor the Store here: the cluster harness and the
-// offline store checks (store_check.h) stay separate.
-struct strata_cluster;
+#include "process_cluster.h"
 
 namespace strata::osdtest {
 
-class OsdCluster {
- public:
-  // `sets` go into the config (`strata up --set k=v`).
-  explicit OsdCluster(int osds = 3, std::vector<std::string> sets = {});
-  ~OsdCluster();
-
-  // False (with why_not()) when the cluster could not be started here.
-  bool ok() const { return ok_; }
-  const std::string &why_not() const { return why_not_; }
-  const std::string &dir() const { return dir_; }
-  std::string conf() const { return dir_ + "/strata.conf"; }
-  int osds() const { return osds_; }
-
-  // Runs `strata ARGS --conf <conf>`: exit code, output (stdout+stderr) in *out.
-  int cli(const std::string &args, std::string *out = nullptr) const;
-
-  pid_t osd_pid(int id) const;  // 0 when not running
-  void kill_osd(int id);        // SIGKILL
-  // SIGTERM and wait for the process to exit (its store is then closed).
-  void stop_osd(int id);
-  void start_osd(int id);
-  // Waits until every PG is active+clean (REQUIREs it within `timeout`).
-  void wait_clean(std::chrono::seconds timeout = std::chrono::seconds(120));
-
-  // A connected client.admin (REQUIREs success); free with strata_cluster_shutdown.
-  strata_cluster *connect();
-
-  std::string store_dir(int id) const;
-
- private:
-  std::string dir_;
-  int osds_ = 0;
-  bool ok_ = false;
-  std::string why_not_;
-};
-
-// The strata binary of this build and the build's plugin directory.
-std::string strata_binary();
-std::string plugin_dir();
+using OsdCluster = testing::ProcessCluster;
+using testing::plugin_dir;
+using testing::strata_binary;
 
 }  // namespace strata::osdtest

@@ -1,4 +1,4 @@
-#include "osd_cluster.h"
+#include "process_cluster.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 #include "strata/client.h"
 
-namespace strata::osdtest {
+namespace strata::testing {
 
 std::string strata_binary() { return std::string(STRATA_TEST_BIN_DIR) + "/strata"; }
 std::string plugin_dir() { return STRATA_TEST_PLUGIN_DIR; }
@@ -54,12 +54,13 @@ bool alive(pid_t pid) {
 
 }  // namespace
 
-OsdCluster::OsdCluster(int osds, std::vector<std::string> sets) : osds_(osds) {
+ProcessCluster::ProcessCluster(int osds, std::vector<std::string> sets) : osds_(osds) {
   if (::access(strata_binary().c_str(), X_OK) != 0) {
     why_not_ = strata_binary() + " is not built";
+    not_built_ = true;
     return;
   }
-  char tmpl[] = "/tmp/strata-osd-cluster-XXXXXX";
+  char tmpl[] = "/tmp/strata-test-cluster-XXXXXX";
   if (!::mkdtemp(tmpl)) {
     why_not_ = "mkdtemp failed";
     return;
@@ -84,7 +85,7 @@ OsdCluster::OsdCluster(int osds, std::vector<std::string> sets) : osds_(osds) {
   ok_ = true;
 }
 
-OsdCluster::~OsdCluster() {
+ProcessCluster::~ProcessCluster() {
   if (dir_.empty()) return;
   if (const char *keep = std::getenv("STRATA_TEST_KEEP_CLUSTER"); keep && *keep == '1') {
     std::fprintf(stderr, "keeping the cluster in %s (STRATA_TEST_KEEP_CLUSTER=1)\n", dir_.c_str());
@@ -94,25 +95,25 @@ OsdCluster::~OsdCluster() {
   run_shell("rm -rf " + quote(dir_), nullptr);
 }
 
-int OsdCluster::cli(const std::string &args, std::string *out) const {
+int ProcessCluster::cli(const std::string &args, std::string *out) const {
   return run_shell(quote(strata_binary()) + " " + args + " --conf " + quote(conf()), out);
 }
 
-pid_t OsdCluster::osd_pid(int id) const {
+pid_t ProcessCluster::osd_pid(int id) const {
   std::ifstream f(dir_ + "/osd." + std::to_string(id) + ".pid");
   pid_t pid = 0;
   f >> pid;
   return alive(pid) ? pid : 0;
 }
 
-void OsdCluster::kill_osd(int id) {
+void ProcessCluster::kill_osd(int id) {
   pid_t pid = osd_pid(id);
   REQUIRE(pid > 0);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   for (int i = 0; i < 500 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-void OsdCluster::stop_osd(int id) {
+void ProcessCluster::stop_osd(int id) {
   pid_t pid = osd_pid(id);
   REQUIRE(pid > 0);
   REQUIRE(::kill(pid, SIGTERM) == 0);
@@ -120,7 +121,7 @@ void OsdCluster::stop_osd(int id) {
   REQUIRE_FALSE(alive(pid));
 }
 
-void OsdCluster::start_osd(int id) {
+void ProcessCluster::start_osd(int id) {
   std::string log = dir_ + "/osd." + std::to_string(id) + ".log";
   std::string pidfile = dir_ + "/osd." + std::to_string(id) + ".pid";
   int fds[2];
@@ -159,7 +160,7 @@ void OsdCluster::start_osd(int id) {
   std::ofstream(pidfile) << daemon << "\n";
 }
 
-void OsdCluster::wait_clean(std::chrono::seconds timeout) {
+void ProcessCluster::wait_clean(std::chrono::seconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   static const std::regex total_re(R"re("pgs":\{"total":(\d+),"by_state":\{([^}]*)\})re");
   std::string last;
@@ -179,15 +180,17 @@ void OsdCluster::wait_clean(std::chrono::seconds timeout) {
   FAIL("the PGs did not all become active+clean within " << timeout.count() << " s");
 }
 
-strata_cluster *OsdCluster::connect() {
+strata_cluster *ProcessCluster::connect(const std::vector<std::string> &overrides) {
   std::string c = conf();
-  std::string pp = "plugin_path=" + plugin_dir();
-  const char *ov[] = {pp.c_str()};
+  std::vector<std::string> all = {"plugin_path=" + plugin_dir()};
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  std::vector<const char *> ov;
+  for (const std::string &o : all) ov.push_back(o.c_str());
   strata_cluster_args a{};
   a.struct_size = sizeof a;
   a.conf_path = c.c_str();
-  a.overrides = ov;
-  a.n_overrides = 1;
+  a.overrides = ov.data();
+  a.n_overrides = ov.size();
   strata_cluster_t h = nullptr;
   int rc = strata_cluster_create(&a, &h);
   INFO(strata_last_error());
@@ -198,8 +201,8 @@ strata_cluster *OsdCluster::connect() {
   return h;
 }
 
-std::string OsdCluster::store_dir(int id) const {
+std::string ProcessCluster::store_dir(int id) const {
   return dir_ + "/osd." + std::to_string(id) + "/store";
 }
 
-}  // namespace strata::osdtest
+}  // namespace strata::testing
