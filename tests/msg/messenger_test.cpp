@@ -211,6 +211,44 @@ TEST_CASE("many concurrent connections and senders") {
   CHECK(server.messages == static_cast<int>(total));
 }
 
+TEST_CASE("frames from many threads on one connection keep each sender's order, also when a "
+          "direct send fills the socket and the I/O thread finishes it") {
+  // Frames of up to 3 MiB overflow the socket buffer, so a send from a
+  // caller's thread is cut short and its rest handed to the I/O thread while
+  // the other senders queue behind it; small ones go out directly.
+  EchoServer server({{"client.a", kClientKey}});
+  Client ca("client.a", kClientKey);
+  auto r = ca.m.connect(server.addr);
+  REQUIRE(r.ok());
+  ConnectionRef conn = r.value();
+  constexpr int kThreads = 3, kPerThread = 40;
+  auto payload = [](int from) {
+    size_t n = from % 5 == 0 ? (1u << 20) * (1 + from % 3) : static_cast<size_t>(from % 7) * 100;
+    return random_bytes(n, static_cast<uint32_t>(from));
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        int from = t * 1000 + i;
+        REQUIRE(conn->send(heartbeat(from, {payload(from)})));
+      }
+    });
+  for (auto &t : threads) t.join();
+  REQUIRE(wait_for([&] { return ca.n_got() == kThreads * kPerThread; }, 60000));
+  std::lock_guard lk(ca.mu);
+  std::vector<int> next(kThreads, 0);
+  for (auto &m : ca.got) {
+    int from = heartbeat_from(m);
+    int t = from / 1000, i = from % 1000;
+    REQUIRE(t < kThreads);
+    CHECK(i == next[t]);  // each sender's frames arrive (and come back) in order
+    next[t] = i + 1;
+    REQUIRE(m.segments.size() == 1);
+    CHECK(m.segments[0] == payload(from));
+  }
+}
+
 TEST_CASE("a client with the wrong key is refused and nothing is delivered") {
   EchoServer server({{"client.a", kClientKey}});
   Client client("client.a", kOtherKey);
