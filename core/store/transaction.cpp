@@ -66,17 +66,26 @@ std::string_view Transaction::keep(std::string_view s) {
 Transaction &Transaction::add(uint32_t type, std::string_view c, std::string_view o,
                               std::string_view k, std::string_view v, uint64_t offset,
                               uint64_t length) {
+  push_op(type, keep(c), keep(o), keep(k), keep(v), offset, length);
+  return *this;
+}
+
+void Transaction::push_op(uint32_t type, std::string_view c, std::string_view o,
+                          std::string_view k, std::string_view v, uint64_t offset,
+                          uint64_t length) {
+  // An empty slice is always {nullptr, 0}, whatever view it came from.
+  auto slice = [](std::string_view s) {
+    return s.empty() ? strata_slice{nullptr, 0} : strata_slice{s.data(), s.size()};
+  };
   strata_op op{};
   op.type = type;
-  auto sc = keep(c), so = keep(o), sk = keep(k), sv = keep(v);
-  op.collection = {sc.data(), sc.size()};
-  op.object = {so.data(), so.size()};
-  op.key = {sk.data(), sk.size()};
-  op.value = {sv.data(), sv.size()};
+  op.collection = slice(c);
+  op.object = slice(o);
+  op.key = slice(k);
+  op.value = slice(v);
   op.offset = offset;
   op.length = length;
   ops_.push_back(op);
-  return *this;
 }
 
 uint64_t Transaction::data_bytes() const {
@@ -139,22 +148,10 @@ Result<Transaction> Transaction::decode_into(Transaction &t, std::string_view by
       return Status::Error(EBADMSG, "transaction record: op " + std::to_string(i) +
                                         " truncated or oversized at byte " +
                                         std::to_string(r.pos()));
-    if (copy) {
+    if (copy)
       t.add(type, c, o, k, v, off, len);
-      continue;
-    }
-    auto slice = [](std::string_view s) {
-      return s.empty() ? strata_slice{nullptr, 0} : strata_slice{s.data(), s.size()};
-    };
-    strata_op op{};
-    op.type = type;
-    op.collection = slice(c);
-    op.object = slice(o);
-    op.key = slice(k);
-    op.value = slice(v);
-    op.offset = off;
-    op.length = len;
-    t.ops_.push_back(op);
+    else
+      t.push_op(type, c, o, k, v, off, len);  // the views point into t's own storage
   }
   if (!r.done()) return Status::Error(EBADMSG, "transaction record: trailing bytes");
   return std::move(t);

@@ -114,6 +114,9 @@ class Transaction {
 
  private:
   std::string_view keep(std::string_view s);
+  // Appends an op over views that live as long as this transaction.
+  void push_op(uint32_t type, std::string_view c, std::string_view o, std::string_view k,
+               std::string_view v, uint64_t offset, uint64_t length);
   static Result<Transaction> decode_into(Transaction &t, std::string_view bytes, bool copy);
   std::deque<std::string> storage_;  // stable addresses for the slices
   std::vector<std::unique_ptr<char[]>> aligned_;  // large values, aligned inside
