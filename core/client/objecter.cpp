@@ -31,7 +31,7 @@ std::string pg_name(uint32_t pool, uint32_t seed) {
 bool in_completion_callback() { return tl_callback_depth > 0; }
 
 struct Objecter::Request {
-  enum class Kind { kOp, kPgList, kPgCommand };
+  using Kind = RequestKind;
   Kind kind = Kind::kOp;
   uint64_t tid = 0;
   uint32_t pool = 0;
@@ -478,6 +478,25 @@ Objecter::RequestRef Objecter::take_for_reply(const msg::ConnectionRef &c, uint6
   return out;
 }
 
+Objecter::RequestRef Objecter::claim_reply(const msg::ConnectionRef &c, uint64_t tid,
+                                           uint64_t retry_epoch, RequestKind kind,
+                                           const char *reply_name) {
+  RequestRef r = take_for_reply(c, tid, retry_epoch);
+  if (!r) return nullptr;
+  if (r->kind != kind) {
+    log_.warn("client", r->what() + ": answered with a " + reply_name + " by " + c->peer_entity());
+    fail(r, -EIO);
+    return nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> g(r->mu);
+    if (r->done) return nullptr;
+    r->done = true;
+  }
+  n_completed_++;
+  return r;
+}
+
 bool Objecter::handle_message(const msg::ConnectionRef &c, const msg::Message &m) {
   switch (m.type) {
     case msg::kMsgOpReply: handle_op_reply(c, m); return true;
@@ -495,19 +514,8 @@ void Objecter::handle_op_reply(const msg::ConnectionRef &c, const msg::Message &
     return;
   }
   const OpReplyView &v = *parsed;
-  RequestRef r = take_for_reply(c, v.tid, v.retry_epoch);
+  RequestRef r = claim_reply(c, v.tid, v.retry_epoch, Request::Kind::kOp, "OpReply");
   if (!r) return;
-  if (r->kind != Request::Kind::kOp) {
-    log_.warn("client", r->what() + ": answered with an OpReply by " + c->peer_entity());
-    fail(r, -EIO);
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> g(r->mu);
-    if (r->done) return;
-    r->done = true;
-  }
-  n_completed_++;
   CallbackScope scope;
   // One result per step that ran, in order; the failing step (if any) is
   // the last one that ran.
@@ -537,18 +545,8 @@ void Objecter::handle_pg_list_reply(const msg::ConnectionRef &c, const msg::Mess
     c->close("bad PgListReply: " + d.status().ToString());
     return;
   }
-  RequestRef r = take_for_reply(c, d->tid, d->retry_epoch);
+  RequestRef r = claim_reply(c, d->tid, d->retry_epoch, Request::Kind::kPgList, "PgListReply");
   if (!r) return;
-  if (r->kind != Request::Kind::kPgList) {
-    fail(r, -EIO);
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> g(r->mu);
-    if (r->done) return;
-    r->done = true;
-  }
-  n_completed_++;
   CallbackScope scope;
   if (r->list_done) r->list_done(PgListOutcome{d->rc, std::move(d->names), d->more});
 }
@@ -559,18 +557,9 @@ void Objecter::handle_pg_command_reply(const msg::ConnectionRef &c, const msg::M
     c->close("bad PgCommandReply: " + d.status().ToString());
     return;
   }
-  RequestRef r = take_for_reply(c, d->tid, d->retry_epoch);
+  RequestRef r =
+      claim_reply(c, d->tid, d->retry_epoch, Request::Kind::kPgCommand, "PgCommandReply");
   if (!r) return;
-  if (r->kind != Request::Kind::kPgCommand) {
-    fail(r, -EIO);
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> g(r->mu);
-    if (r->done) return;
-    r->done = true;
-  }
-  n_completed_++;
   CallbackScope scope;
   if (r->cmd_done) {
     PgCommandOutcome o;

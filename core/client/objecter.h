@@ -114,6 +114,7 @@ class Objecter {
   size_t inflight() const;
 
  private:
+  enum class RequestKind { kOp, kPgList, kPgCommand };
   struct Request;
   using RequestRef = std::shared_ptr<Request>;
   struct Send {
@@ -158,6 +159,11 @@ class Objecter {
   // Looks up tid; for a retry reply re-routes it and returns null, else
   // removes the request from the in-flight table and returns it.
   RequestRef take_for_reply(const msg::ConnectionRef &c, uint64_t tid, uint64_t retry_epoch);
+  // take_for_reply, then: a request of another kind fails (-EIO); one that
+  // completed already is ignored. Returns the request whose callback is
+  // now due, or null.
+  RequestRef claim_reply(const msg::ConnectionRef &c, uint64_t tid, uint64_t retry_epoch,
+                         RequestKind kind, const char *reply_name);
 
   msg::Messenger &messenger_;
   MapHolder &maps_;

@@ -288,6 +288,26 @@ void Pg::queue_local(store::Transaction t, std::function<void(Pg &)> on_durable)
   if (!st.ok()) host_.fatal(st.Context(name_));
 }
 
+void Pg::queue_then_reply(store::Transaction t, const msg::ConnectionRef &conn,
+                          msg::Message reply, const char *what, store::Store::Ack when) {
+  ++local_pending_;
+  PgHost *host = &host_;
+  PgId pg = pgid_;
+  uint64_t gen = generation_;
+  Status st = host_.store().queue(
+      std::move(t),
+      [host, pg, gen, conn, what, reply = std::move(reply)](const Status &s) mutable {
+        if (!s.ok()) {
+          host->fatal(s.Context("pg " + pg_str(pg) + " " + what));
+          return;
+        }
+        conn->send(std::move(reply));
+        host->post_to_pg(pg, gen, [](Pg &p) { p.local_done(); });
+      },
+      when);
+  if (!st.ok()) host_.fatal(st.Context(name_ + " " + what));
+}
+
 void Pg::local_done() {
   if (local_pending_ > 0) --local_pending_;
   if (local_pending_ == 0 && !on_drained_.empty()) {

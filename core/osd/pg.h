@@ -144,6 +144,10 @@ class Pg {
   void run_waiting(std::deque<std::function<void()>> &q);
   void persist_info(store::Transaction &t);
   void queue_local(store::Transaction t, std::function<void(Pg &)> on_durable = {});
+  // Queues t and, once it is durable, sends `reply` on conn (a replica's
+  // answer to a RepOp or a recovery push). `what` names it in errors.
+  void queue_then_reply(store::Transaction t, const msg::ConnectionRef &conn, msg::Message reply,
+                        const char *what, store::Store::Ack when);
   void when_local_drained(std::function<void()> fn);
   void ensure_local(store::Transaction &t);
   std::string state_string() const;

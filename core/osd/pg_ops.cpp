@@ -264,22 +264,8 @@ void Pg::on_rep_op(const InMsgRef &in) {
     b.setRepTid(r.getRepTid());
     b.setFrom(host_.whoami());
   });
-  ++local_pending_;
-  PgHost *host = &host_;
-  PgId pg = pgid_;
-  uint64_t gen = generation_;
-  msg::ConnectionRef conn = in->conn;
-  Status st = host_.store().queue(
-      std::move(t), [host, pg, gen, conn, reply = std::move(reply)](const Status &s) mutable {
-        if (!s.ok()) {
-          host->fatal(s.Context("pg " + pg_str(pg) + " replicated write"));
-          return;
-        }
-        conn->send(std::move(reply));
-        host->post_to_pg(pg, gen, [](Pg &p) { p.local_done(); });
-      },
-      store::Store::Ack::kDurable);
-  if (!st.ok()) host_.fatal(st.Context(name_ + " replicated write"));
+  queue_then_reply(std::move(t), in->conn, std::move(reply), "replicated write",
+                   store::Store::Ack::kDurable);
 }
 
 // --- listing --------------------------------------------------------------------

@@ -297,21 +297,8 @@ void Pg::on_push(const InMsgRef &in) {
     b.setFrom(host_.whoami());
     b.setOid(oid);
   });
-  ++local_pending_;
-  PgHost *host = &host_;
-  PgId pg = pgid_;
-  uint64_t gen = generation_;
-  msg::ConnectionRef conn = in->conn;
-  Status st = host_.store().queue(
-      std::move(t), [host, pg, gen, conn, reply = std::move(reply)](const Status &s) mutable {
-        if (!s.ok()) {
-          host->fatal(s.Context("pg " + pg_str(pg) + " recovery push"));
-          return;
-        }
-        conn->send(std::move(reply));
-        host->post_to_pg(pg, gen, [](Pg &p) { p.local_done(); });
-      });
-  if (!st.ok()) host_.fatal(st.Context(name_ + " recovery push"));
+  queue_then_reply(std::move(t), in->conn, std::move(reply), "recovery push",
+                   store::Store::Ack::kApplied);
 }
 
 void Pg::on_push_reply(const InMsgRef &in) {
