@@ -10,6 +10,7 @@
 // the same gather write. Large payloads and segments are read straight into
 // the frame's buffers.
 #include "msg/messenger.h"
+#include "common/thread_name.h"
 
 #include <boost/asio.hpp>
 #include <kj/exception.h>
@@ -645,7 +646,10 @@ void Messenger::start() {
   core->started = true;
   core->work.emplace(core->io.get_executor());
   for (int i = 0; i < core->opts.io_threads; ++i) {
-    core->threads.emplace_back([c = core.get()] { c->run_io(); });
+    core->threads.emplace_back([c = core.get(), i] {
+      name_this_thread("msg-io-" + std::to_string(i));
+      c->run_io();
+    });
     core->thread_ids.push_back(core->threads.back().get_id());
   }
 }

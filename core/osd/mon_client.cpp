@@ -1,4 +1,5 @@
 #include "osd/mon_client.h"
+#include "common/thread_name.h"
 
 namespace strata::osd {
 
@@ -9,7 +10,10 @@ MonClient::MonClient(msg::Messenger &messenger, Logger &log, std::string mon_add
 
 MonClient::~MonClient() { stop(); }
 
-void MonClient::start() { thread_ = std::thread([this] { loop(); }); }
+void MonClient::start() { thread_ = std::thread([this] {
+    name_this_thread("osd-mon-client");
+    loop();
+  }); }
 
 void MonClient::stop() {
   msg::ConnectionRef c;

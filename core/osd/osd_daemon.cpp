@@ -1,5 +1,6 @@
 // OSD start-up and shutdown, and the services PGs get from the daemon.
 #include "osd/osd_daemon.h"
+#include "common/thread_name.h"
 
 #include <unistd.h>
 
@@ -77,7 +78,10 @@ Status OsdDaemon::start() {
   // they were in when it stopped is closed properly by the next one.
   if (MapRef m = current_map()) advance_shards(m);
 
-  control_ = std::thread([this] { control_loop(); });
+  control_ = std::thread([this] {
+    name_this_thread("osd-control");
+    control_loop();
+  });
   mon_ = std::make_unique<MonClient>(*messenger_, log_, cfg_.mon_addr,
                                      [this] { return on_mon_connect(); });
   mon_->start();

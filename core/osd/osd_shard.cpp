@@ -1,11 +1,15 @@
 #include "osd/osd_shard.h"
+#include "common/thread_name.h"
 
 namespace strata::osd {
 
 void OsdShard::start() {
   std::lock_guard lk(mu_);
   running_ = true;
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    name_this_thread("osd-shard-" + std::to_string(index_));
+    loop();
+  });
 }
 
 void OsdShard::stop() {

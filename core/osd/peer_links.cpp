@@ -1,4 +1,5 @@
 #include "osd/peer_links.h"
+#include "common/thread_name.h"
 
 namespace strata::osd {
 
@@ -14,7 +15,10 @@ PeerLinks::PeerLinks(msg::Messenger &messenger, Logger &log,
                      std::function<void(int32_t)> on_reset)
     : messenger_(messenger), log_(log), address_of_(std::move(address_of)),
       on_reset_(std::move(on_reset)) {
-  connector_ = std::thread([this] { connector_loop(); });
+  connector_ = std::thread([this] {
+    name_this_thread("osd-peer-conn");
+    connector_loop();
+  });
 }
 
 PeerLinks::~PeerLinks() { stop(); }

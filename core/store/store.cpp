@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "common/thread_name.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -179,7 +180,10 @@ Status Store::open_impl(const host::PluginRegistry &reg, const std::string &dir,
   if (!colls.ok()) return colls.status();
   collections_.insert(colls->begin(), colls->end());
   last_checkpoint_ = Clock::now();
-  apply_thread_ = std::thread([this] { apply_loop(); });
+  apply_thread_ = std::thread([this] {
+    name_this_thread("store-apply");
+    apply_loop();
+  });
   return Status::OK();
 }
 

@@ -1,5 +1,7 @@
 #include "journal_log/circular_log.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -197,7 +199,11 @@ void CircularLog::append(uint64_t seq, const void *data, size_t len,
   appended_ = true;
   ++records_written_;
   queue_.push_back(std::move(p));
-  if (!writer_.joinable()) writer_ = std::thread([this] { writer_main(); });
+  if (!writer_.joinable())
+    writer_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "journal-writer");
+      writer_main();
+    });
   lk.unlock();
   work_cv_.notify_one();
 }
