@@ -367,6 +367,18 @@ void FreshStore::stage_release_unused() {
   if (rc != 0) throw CallFailed("stage_release_unused", rc, err);
 }
 
+bool FreshStore::stage_release_supported() const {
+  constexpr size_t kEnd = offsetof(strata_objectstore_ops, stage_release) + sizeof(void *);
+  return staged_writes_supported() && ops_size() >= kEnd && ops().stage_release != nullptr;
+}
+
+int FreshStore::stage_release(uint64_t id) {
+  if (!stage_release_supported())
+    throw std::logic_error("stage_release on a plugin without it");
+  strata_err err{};
+  return ops().stage_release(os_, id, &err);
+}
+
 std::string FreshStore::dump() const {
   std::string out;
   NameList colls = list_collections();

@@ -284,6 +284,10 @@ class FreshStore {
   bool staged_writes_supported() const;
   uint64_t stage_write(std::string_view data);
   void stage_release_unused();
+  // ABI 1.2: true when the vtable has stage_release (and staged writes).
+  bool stage_release_supported() const;
+  // Returns the plugin's rc (0 or a negative errno) rather than throwing.
+  int stage_release(uint64_t id);
 
   // Everything the read side shows, in one canonical printable text
   // (collections, objects, sizes, data digests, xattrs, omap, header), so

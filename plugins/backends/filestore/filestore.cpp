@@ -228,6 +228,8 @@ uint64_t FileStore::stage_write(const void *data, size_t len) { return stage_.wr
 
 void FileStore::stage_release_unused() { stage_.release_unused(); }
 
+void FileStore::stage_release(uint64_t id) { stage_.release(id); }
+
 strata_store_usage FileStore::usage() {
   struct statvfs vfs;
   if (::statvfs(root_.c_str(), &vfs) != 0) throw_errno(errno, "statvfs " + root_);

@@ -82,6 +82,7 @@ class FileStore final : public sdk::ObjectStore {
 
   uint64_t stage_write(const void *data, size_t len) override;
   void stage_release_unused() override;
+  void stage_release(uint64_t id) override;
 
  private:
   class Steps;

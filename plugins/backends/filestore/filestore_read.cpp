@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "filestore/filestore.h"
+#include "filestore/large_read.h"
 #include "filestore/names.h"
 #include "kvdb/key_encoding.h"
 
@@ -50,7 +51,8 @@ uint64_t FileStore::read(std::string_view coll, std::string_view oid, uint64_t o
   if (!fd)
     throw sdk::Error(EIO, "data file " + data_.path(rec.file) + " of " +
                               describe_object(coll, oid) + " is missing");
-  size_t got = pread_full(fd->get(), buf, n, off, data_.path(rec.file));
+  size_t got = n >= kDirectReadMin ? read_large(fd->get(), data_.path(rec.file), buf, n, off)
+                                   : pread_full(fd->get(), buf, n, off, data_.path(rec.file));
   // A data file shorter than the index says (only after damage) reads as a hole.
   if (got < n) std::memset(static_cast<char *>(buf) + got, 0, n - got);
   return n;

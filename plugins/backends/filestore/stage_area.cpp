@@ -145,6 +145,18 @@ void StageArea::drop_consumed(const std::vector<uint64_t> &ids) {
   for (uint64_t id : ids) consumed_.erase(id);
 }
 
+void StageArea::release(uint64_t id) {
+  {
+    std::lock_guard lock(mu_);
+    if (consumed_.count(id))
+      throw sdk::make_error(EINVAL, "stage %016llx in %s was consumed by a transaction; not released",
+                            static_cast<unsigned long long>(id), dir_.c_str());
+  }
+  // No directory fsync: a crash that brings the file back leaves a stage no
+  // transaction names, which release_unused removes at the next open.
+  unlink_if_exists(path(id));
+}
+
 void StageArea::release_unused() {
   std::set<uint64_t> keep;
   {

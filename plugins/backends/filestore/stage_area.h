@@ -46,6 +46,9 @@ class StageArea {
   void drop_consumed(const std::vector<uint64_t> &ids);
   // Deletes every stage file that no applied transaction consumed.
   void release_unused();
+  // Deletes stage `id`, which the host abandoned before any transaction
+  // named it. A consumed id is refused (EINVAL): replay may still need it.
+  void release(uint64_t id);
 
  private:
   std::string dir_;

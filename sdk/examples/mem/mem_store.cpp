@@ -255,6 +255,8 @@ uint64_t MemStore::stage_write(const void *data, size_t len) {
 
 void MemStore::stage_release_unused() { stages_.release_unused(); }
 
+void MemStore::stage_release(uint64_t id) { stages_.release(id); }
+
 // ---------------------------------------------------------------------------
 // Read side.
 

@@ -52,6 +52,7 @@ class MemStore : public strata::sdk::ObjectStore {
 
   uint64_t stage_write(const void *data, size_t len) override;
   void stage_release_unused() override;
+  void stage_release(uint64_t id) override;
 
  private:
   MemStore(const strata::sdk::OpenArgs &args, StoreContent content, uint64_t seq);

@@ -90,6 +90,12 @@ void StageArea::release_checkpointed(uint64_t seq) {
   }
 }
 
+void StageArea::release(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (consumed_.count(id)) throw make_error(EINVAL, "stage %s was consumed; not released", path(id).c_str());
+  remove(id);
+}
+
 void StageArea::release_unused() {
   std::lock_guard<std::mutex> lock(mu_);
   for (uint64_t id : stage_ids(dir_))

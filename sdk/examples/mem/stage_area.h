@@ -31,6 +31,8 @@ class StageArea {
   void release_checkpointed(uint64_t seq);
   // Deletes every stage no applied transaction has consumed.
   void release_unused();
+  // Deletes one stage the host abandoned (ABI 1.2); a consumed one is refused.
+  void release(uint64_t id);
 
  private:
   std::string path(uint64_t id) const;

@@ -28,7 +28,8 @@
  *   - make everything applied durable on checkpoint(seq) and remember seq.
  *
  * Threading. apply, checkpoint and stage_release_unused are called by one
- * host thread at a time; stage_write may be called concurrently by several. The read functions may be called from any number of threads
+ * host thread at a time; stage_write and stage_release may be called
+ * concurrently by several. The read functions may be called from any number of threads
  * concurrently with each other and with apply/checkpoint.
  */
 #ifndef STRATA_OBJECTSTORE_H
@@ -250,6 +251,15 @@ typedef struct strata_objectstore_ops {
   /* Drop every stage not consumed by an applied transaction. The host calls
    * it after replay, when no transaction is in flight. */
   int (*stage_release_unused)(strata_objectstore *os, strata_err *err);
+
+  /* --- ABI 1.2 ---------------------------------------------------------- */
+  /* Drop one stage that no transaction will reference (the host staged a
+   * write it then abandoned: a failed guard, a resent op answered from the
+   * log, a message of a past interval). Never called for an id a queued
+   * transaction names. Thread-safe like stage_write. A plugin built for 1.1
+   * lacks it; its abandoned stages wait for stage_release_unused at the next
+   * open. */
+  int (*stage_release)(strata_objectstore *os, uint64_t stage_id, strata_err *err);
 } strata_objectstore_ops;
 
 #ifdef __cplusplus

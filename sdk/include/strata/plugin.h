@@ -42,9 +42,10 @@ extern "C" {
  *   1.1  object store: stage_write/stage_release_unused and
  *        STRATA_OP_WRITE_STAGED (large writes bypass the journal);
  *        the placement kind (placement.h).
+ *   1.2  object store: stage_release (drop one abandoned stage).
  */
 #define STRATA_ABI_MAJOR 1
-#define STRATA_ABI_MINOR 1
+#define STRATA_ABI_MINOR 2
 
 #define STRATA_PLUGIN_ENTRY_SYMBOL "strata_plugin_entry_v1"
 

@@ -65,6 +65,8 @@ class ObjectStore {
     throw Error(EOPNOTSUPP, "staged writes not supported");
   }
   virtual void stage_release_unused() {}
+  // ABI 1.2: drop one stage no transaction will name.
+  virtual void stage_release(uint64_t) {}
 };
 
 namespace detail {
@@ -216,11 +218,18 @@ struct ObjectStoreAdapter {
       return 0;
     });
   }
+  static int stage_release(strata_objectstore *os, uint64_t id, strata_err *err) {
+    return guard(err, [&] {
+      self(os)->stage_release(id);
+      return 0;
+    });
+  }
 
   static constexpr strata_objectstore_ops ops = {
       sizeof(strata_objectstore_ops), 0, mkfs, open, close, capabilities, apply, checkpoint,
       committed_seq, read, stat, getxattr, getxattrs, omap_get_header, omap_get, omap_iterate,
-      list_objects, list_collections, usage, fsck, stage_write, stage_release_unused};
+      list_objects, list_collections, usage, fsck, stage_write, stage_release_unused,
+      stage_release};
 };
 
 }  // namespace detail
