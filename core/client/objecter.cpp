@@ -188,7 +188,7 @@ void Objecter::route_locked(const RequestRef &r, const cluster::MapView &view, A
   OsdSession &s = session_locked(primary, view, a);
   if (s.conn) {
     r->conn = s.conn;
-    a.sends.push_back({r, s.conn, view.epoch(), r->seed});
+    a.sends.push_back(ticketed(r, s, view.epoch(), r->seed));
   } else {
     connect_locked(primary, s);
   }
@@ -233,12 +233,13 @@ void Objecter::on_connected(int32_t osd, uint64_t generation, Result<msg::Connec
                                   std::to_string(s.failures) + ", retrying)");
       } else {
         s.conn = *conn;
+        s.turn = std::make_shared<Turnstile>();
         s.failures = 0;
         uint64_t epoch = maps_.epoch();
         for (auto &[tid, r] : inflight_) {
           if (r->osd == osd && !r->conn && r->min_epoch <= epoch) {
             r->conn = s.conn;
-            a.sends.push_back({r, s.conn, r->epoch, r->seed});
+            a.sends.push_back(ticketed(r, s, r->epoch, r->seed));
           }
         }
       }
@@ -356,7 +357,7 @@ void Objecter::tick() {
         for (auto &[tid, r] : inflight_)
           if (r->osd == osd && !r->conn && r->min_epoch <= view->epoch()) {
             r->conn = s->second.conn;
-            a.sends.push_back({r, r->conn, r->epoch, r->seed});
+            a.sends.push_back(ticketed(r, s->second, r->epoch, r->seed));
           }
       } else {
         connect_locked(osd, s->second);
@@ -379,12 +380,47 @@ void Objecter::carry_out(Actions &a) {
   if (a.want_epoch > 0 && map_wanted_) map_wanted_(a.want_epoch);
 }
 
+Objecter::Send Objecter::ticketed(const RequestRef &r, OsdSession &s, uint64_t epoch,
+                                  uint32_t seed) {
+  if (!s.turn) s.turn = std::make_shared<Turnstile>();
+  return Send{r, s.conn, epoch, seed, s.turn, s.turn->next_ticket++};
+}
+
+void Objecter::Turnstile::wait(uint64_t ticket) {
+  std::unique_lock lk(mu);
+  cv.wait(lk, [&] { return serving == ticket; });
+}
+
+void Objecter::Turnstile::advance() {
+  {
+    std::lock_guard lk(mu);
+    ++serving;
+  }
+  cv.notify_all();
+}
+
 void Objecter::send(const Send &s) {
   Request &r = *s.req;
   msg::Message m;
+  // Encoded in parallel; handed to the connection in ticket order. Every
+  // ticket passes the turnstile exactly once, sent or not.
+  struct TurnGuard {
+    Turnstile *t;
+    ~TurnGuard() {
+      if (t) t->advance();
+    }
+  } turn{nullptr};
+  auto take_turn = [&] {
+    if (!s.turn) return;
+    s.turn->wait(s.ticket);
+    turn.t = s.turn.get();
+  };
   {
     std::lock_guard<std::mutex> g(r.mu);
-    if (r.done) return;
+    if (r.done) {
+      take_turn();
+      return;
+    }
     switch (r.kind) {
       case Request::Kind::kOp: {
         OpRequestHeader h;
@@ -410,7 +446,13 @@ void Objecter::send(const Send &s) {
   // A closed connection drops the message; its on_close re-routes the
   // request. An open one refusing it means the message itself is too big
   // for the messenger: sending it again would never work.
-  if (!s.conn->send(std::move(m)) && s.conn->is_open()) {
+  take_turn();
+  bool refused = !s.conn->send(std::move(m)) && s.conn->is_open();
+  if (turn.t) {
+    turn.t->advance();
+    turn.t = nullptr;
+  }
+  if (refused) {
     {
       std::lock_guard<std::mutex> g(mu_);
       if (!inflight_.erase(r.tid)) return;

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -117,11 +118,25 @@ class Objecter {
   enum class RequestKind { kOp, kPgList, kPgCommand };
   struct Request;
   using RequestRef = std::shared_ptr<Request>;
+  // Hands a session's messages to its connection in the order mu_ decided
+  // them, although they are encoded and sent outside mu_ by several threads
+  // (a submitter, the thread that finished connecting): ops to one object
+  // must reach the OSD in submission order.
+  struct Turnstile {
+    std::mutex mu;
+    std::condition_variable cv;
+    uint64_t next_ticket = 0;  // GUARDED_BY(Objecter::mu_)
+    uint64_t serving = 0;      // GUARDED_BY(mu)
+    void wait(uint64_t ticket);
+    void advance();
+  };
   struct Send {
     RequestRef req;
     msg::ConnectionRef conn;
     uint64_t epoch;
     uint32_t seed;
+    std::shared_ptr<Turnstile> turn;
+    uint64_t ticket = 0;
   };
   struct Failure {
     RequestRef req;
@@ -131,11 +146,14 @@ class Objecter {
     std::string addr;
     uint64_t up_from = 0;
     msg::ConnectionRef conn;
+    std::shared_ptr<Turnstile> turn;  // one per connection
     bool connecting = false;
     uint64_t generation = 0;  // bumps on every connect attempt
     int failures = 0;
     std::chrono::steady_clock::time_point next_attempt{};
   };
+  // A Send with the next ticket of s's turnstile. REQUIRES: mu_ held.
+  static Send ticketed(const RequestRef &r, OsdSession &s, uint64_t epoch, uint32_t seed);
   // What a locked section decided; carried out after the lock is released.
   struct Actions {
     std::vector<Send> sends;
@@ -173,7 +191,8 @@ class Objecter {
   std::function<void(uint64_t)> map_wanted_;
 
   mutable std::mutex mu_;
-  std::unordered_map<uint64_t, RequestRef> inflight_;
+  // By tid: resends after a connect or a map change go out in submission order.
+  std::map<uint64_t, RequestRef> inflight_;
   std::map<int32_t, OsdSession> sessions_;
   bool shut_down_ = false;
   std::chrono::steady_clock::time_point last_nudge_{};

@@ -45,6 +45,9 @@ const std::vector<strata_option_spec> &osd_options() {
       {"osd_op_threads", STRATA_OPT_INT, "2", nullptr,
        "threads executing client ops (PGs are spread over them; more than the cores only adds "
        "context switches)"},
+      {"osd_stage_threads", STRATA_OPT_INT, "2", nullptr,
+       "threads that stage large full-object writes as they arrive (an O_DIRECT write each), "
+       "in parallel and off the op threads"},
       {"osd_recovery_max_active", STRATA_OPT_INT, "4", nullptr,
        "objects recovered at once per OSD (keeps client I/O flowing)"},
       {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,

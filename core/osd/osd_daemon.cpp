@@ -45,6 +45,7 @@ Status OsdDaemon::start() {
   if (Status s = load_superblock(); !s.ok()) return s;
   if (Status s = load_pgs(); !s.ok()) return s;
 
+  stage_pool_ = std::make_unique<StagePool>(cfg_.stage_threads);
   msg::MessengerOptions mo;
   mo.io_threads = 2;
   messenger_ = std::make_unique<msg::Messenger>(
@@ -102,10 +103,12 @@ Status OsdDaemon::stop() {
   if (control_.joinable()) control_.join();
   if (messenger_) messenger_->stop();
   if (links_) links_->stop();
+  if (stage_pool_) stage_pool_->stop();  // its last deliveries go to the shards
   for (auto &sh : shards_) sh->stop();
   // Store callbacks still running post to stopped shards: dropped.
   Status st = store_->close();
   shards_.clear();
+  stage_pool_.reset();
   links_.reset();
   mon_.reset();
   messenger_.reset();

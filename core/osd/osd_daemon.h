@@ -25,12 +25,14 @@
 #include "host/plugin_loader.h"
 #include "msg/keyring.h"
 #include "msg/messenger.h"
+#include "osd/conn_order.h"
 #include "osd/heartbeat.h"
 #include "osd/mon_client.h"
 #include "osd/osd_config.h"
 #include "osd/osd_shard.h"
 #include "osd/peer_links.h"
 #include "osd/pg_host.h"
+#include "osd/stage_pool.h"
 #include "store/store.h"
 
 namespace strata::osd {
@@ -81,6 +83,12 @@ class OsdDaemon final : public PgHost {
   void on_close(const msg::ConnectionRef &conn, const std::string &reason);
   void on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m);
   void on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Message &m);
+  // Large writes are staged on the StagePool before their op or RepOp goes
+  // to its shard; ConnOrder keeps each connection's messages in order.
+  const OsdOp *large_write_full(const ClientOp &op) const;
+  void stage_client_write(ClientOp &op, const OsdOp &write);
+  bool rep_op_needs_staging(InMsg &in) const;
+  void stage_rep_op(InMsg &in);
   void dispatch_client_op(OsdShard &shard, const ClientOpRef &op);
   void dispatch_pg_msg(OsdShard &shard, const InMsgRef &in);
   void answer_without_pg(const InMsgRef &in);
@@ -117,6 +125,8 @@ class OsdDaemon final : public PgHost {
   std::unique_ptr<PeerLinks> links_;
   std::unique_ptr<MonClient> mon_;
   std::vector<std::unique_ptr<OsdShard>> shards_;
+  std::unique_ptr<StagePool> stage_pool_;
+  ConnOrder order_;
   RecoveryThrottle throttle_;
   HeartbeatTracker heartbeats_;
 

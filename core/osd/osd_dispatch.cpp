@@ -111,9 +111,17 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
         return;
       }
       ClientOpRef ref = *op;
-      OsdShard &sh = shard_for(ref->pgid);
-      OsdShard *s = &sh;
-      sh.post([this, s, ref] { dispatch_client_op(*s, ref); });
+      OsdShard *s = &shard_for(ref->pgid);
+      auto deliver = [this, s, ref] { s->post([this, s, ref] { dispatch_client_op(*s, ref); }); };
+      if (const OsdOp *big = large_write_full(*ref)) {
+        uint64_t slot = order_.reserve(conn.get());
+        stage_pool_->post([this, ref, big, slot, deliver = std::move(deliver)]() mutable {
+          stage_client_write(*ref, *big);
+          order_.fill(ref->conn.get(), slot, std::move(deliver));
+        });
+      } else {
+        order_.deliver(conn.get(), std::move(deliver));
+      }
       return;
     }
     default:
@@ -141,9 +149,70 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
     conn->close(std::string("malformed ") + type_name(type) + ": " + e.getDescription().cStr());
     return;
   }
-  OsdShard &sh = shard_for(in->pgid);
-  OsdShard *s = &sh;
-  sh.post([this, s, in] { dispatch_pg_msg(*s, in); });
+  OsdShard *s = &shard_for(in->pgid);
+  auto deliver = [this, s, in] { s->post([this, s, in] { dispatch_pg_msg(*s, in); }); };
+  if (type == msg::kMsgRepOp && rep_op_needs_staging(*in)) {
+    uint64_t slot = order_.reserve(conn.get());
+    stage_pool_->post([this, in, slot, deliver = std::move(deliver)]() mutable {
+      stage_rep_op(*in);
+      order_.fill(in->conn.get(), slot, std::move(deliver));
+    });
+  } else {
+    order_.deliver(conn.get(), std::move(deliver));
+  }
+}
+
+// --- staging large writes as they arrive ------------------------------------
+
+const OsdOp *OsdDaemon::large_write_full(const ClientOp &op) const {
+  if (!op.is_write) return nullptr;
+  const OsdOp *found = nullptr;
+  for (const OsdOp &o : op.ops) {
+    if (o.code != OpCode::kWriteFull) continue;
+    if (found) return nullptr;  // two full writes in one op: left to the store
+    found = &o;
+  }
+  return found && store_->would_stage(found->data.size()) ? found : nullptr;
+}
+
+void OsdDaemon::stage_client_write(ClientOp &op, const OsdOp &write) {
+  auto staged = store_->stage(write.data);
+  if (staged.ok()) {
+    op.staged = std::move(*staged);
+    return;
+  }
+  // The op still goes ahead: the store journals (or stages) it when queued.
+  log_.warn("osd", "staging " + std::to_string(write.data.size()) + " bytes for '" + op.oid +
+                       "' on arrival: " + staged.status().ToString());
+}
+
+bool OsdDaemon::rep_op_needs_staging(InMsg &in) const {
+  int32_t seg = in.root<wire::RepOp>().getTxnSeg();
+  return seg >= 0 && static_cast<size_t>(seg) < in.m.segments.size() &&
+         store_->would_stage(in.m.segments[static_cast<size_t>(seg)].size());
+}
+
+void OsdDaemon::stage_rep_op(InMsg &in) {
+  size_t seg = static_cast<size_t>(in.root<wire::RepOp>().getTxnSeg());
+  auto decoded = store::Transaction::decode_adopting(std::move(in.m.segments[seg]));
+  if (!decoded.ok()) {
+    in.txn_error = decoded.status().message();
+    return;
+  }
+  std::vector<store::StagedWriteRef> staged;
+  for (const strata_op &op : decoded->ops()) {
+    if (op.type != STRATA_OP_WRITE_FULL || !store_->would_stage(op.value.len)) continue;
+    auto s = store_->stage(std::string_view(static_cast<const char *>(op.value.data), op.value.len));
+    if (!s.ok()) {
+      log_.warn("osd", "staging a replicated write of " + std::to_string(op.value.len) +
+                           " bytes on arrival: " + s.status().ToString());
+      continue;
+    }
+    staged.push_back(std::move(*s));
+  }
+  for (const store::StagedWriteRef &s : staged) s->bind(*decoded);
+  in.staged = std::move(staged);
+  in.txn = std::move(*decoded);
 }
 
 void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m) {

@@ -32,6 +32,12 @@ struct InMsg {
   msg::ConnectionRef conn;
   msg::Message m;
   std::optional<msg::PayloadReader> reader;
+  // A RepOp whose large writes a StagePool thread staged on arrival: its
+  // transaction, decoded there with those writes bound to their stages
+  // (txn_error: why decoding failed).
+  std::optional<store::Transaction> txn;
+  std::vector<store::StagedWriteRef> staged;
+  std::string txn_error;
   template <class T>
   typename T::Reader root() {
     return reader->root<T>();

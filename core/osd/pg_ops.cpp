@@ -147,6 +147,9 @@ void Pg::do_write(const ClientOpRef &op) {
     }
   }
 
+  // The data went to the replicas above; locally the transaction names the
+  // stage the StagePool wrote on arrival instead of carrying the bytes.
+  const bool staged = op->staged && op->staged->bind(t);
   log_.append(e, t);
   info_.last_update = v;
   maybe_trim_log(t);
@@ -171,6 +174,7 @@ void Pg::do_write(const ClientOpRef &op) {
     });
   }, store::Store::Ack::kDurable);  // journaled is durable; reads wait for the apply
   if (!st.ok()) host_.fatal(st.Context(name_ + " write"));
+  else if (staged) op->staged->mark_queued();
 }
 
 // A write the backfill target only logs: if the object falls in the part
@@ -233,7 +237,13 @@ void Pg::on_rep_op(const InMsgRef &in) {
   auto r = in->root<wire::RepOp>();
   LogEntry e = from_wire(r.getEntry());
   store::Transaction t;
-  if (r.getTxnSeg() >= 0) {
+  if (!in->txn_error.empty()) {
+    in->conn->close(name_ + ": RepOp transaction: " + in->txn_error);
+    return;
+  }
+  if (in->txn) {
+    t = std::move(*in->txn);  // decoded, large writes staged, on arrival
+  } else if (r.getTxnSeg() >= 0) {
     auto seg = msg::segment(in->m, r.getTxnSeg(), "RepOp");
     if (!seg.ok()) {
       in->conn->close(name_ + ": " + seg.status().message());
@@ -266,6 +276,7 @@ void Pg::on_rep_op(const InMsgRef &in) {
   });
   queue_then_reply(std::move(t), in->conn, std::move(reply), "replicated write",
                    store::Store::Ack::kDurable);
+  for (const store::StagedWriteRef &s : in->staged) s->mark_queued();
 }
 
 // --- listing --------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "msg/wire_codec.h"
 #include "osd/op_types.h"
 #include "osd/types.h"
+#include "store/staged_write.h"
 
 namespace strata::osd {
 
@@ -40,6 +41,8 @@ struct ClientOp {
   uint64_t map_epoch = 0;
   bool is_write = false;
   std::vector<OsdOp> ops;
+  // The one large WRITE_FULL's data, staged on arrival (osd/stage_pool.h).
+  store::StagedWriteRef staged;
 };
 using ClientOpRef = std::shared_ptr<ClientOp>;
 

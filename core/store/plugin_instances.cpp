@@ -69,6 +69,13 @@ bool BackendInstance::has_staged_writes() const {
          ops_->stage_write && ops_->stage_release_unused;
 }
 
+bool BackendInstance::has_stage_release() const {
+  return has_staged_writes() &&
+         plugin_.ops_size() >= offsetof(strata_objectstore_ops, stage_release) +
+                                   sizeof(ops_->stage_release) &&
+         ops_->stage_release;
+}
+
 BackendInstance::~BackendInstance() {
   if (h_) ops_->close(h_);
 }

@@ -43,6 +43,7 @@ class BackendInstance {
   strata_objectstore *handle() const { return h_; }
   uint64_t caps() const { return caps_; }
   bool has_staged_writes() const;
+  bool has_stage_release() const;  // ABI 1.2
   const std::string &name() const { return name_; }
 
  private:

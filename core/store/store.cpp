@@ -180,6 +180,10 @@ Status Store::open_impl(const host::PluginRegistry &reg, const std::string &dir,
   if (!colls.ok()) return colls.status();
   collections_.insert(colls->begin(), colls->end());
   last_checkpoint_ = Clock::now();
+  {
+    std::lock_guard lk(releaser_->mu);
+    releaser_->backend = backend_.get();
+  }
   apply_thread_ = std::thread([this] {
     name_this_thread("store-apply");
     apply_loop();
@@ -292,6 +296,10 @@ Status Store::close() {
     committed = committed_seq_;
   }
   if (st.ok() && applied > committed) st = checkpoint_locked_out(applied);
+  {
+    std::lock_guard lk(releaser_->mu);
+    releaser_->backend = nullptr;
+  }
   journal_.reset();
   backend_.reset();
   if (lock_fd_ >= 0) {
@@ -320,6 +328,24 @@ Status Store::stage_large_writes(Transaction &t) {
     staged_writes_++;
   }
   return Status::OK();
+}
+
+bool Store::would_stage(uint64_t len) const {
+  return settings_.stage_threshold != 0 && len >= settings_.stage_threshold && backend_ &&
+         backend_->has_staged_writes();
+}
+
+Result<StagedWriteRef> Store::stage(std::string_view data) {
+  if (!backend_ || !backend_->has_staged_writes())
+    return Status::Error(EOPNOTSUPP, "store " + dir_ + ": the backend has no staged writes");
+  uint64_t id = 0;
+  strata_err err{};
+  int rc = backend_->ops()->stage_write(backend_->handle(), data.data(), data.size(), &id, &err);
+  if (rc < 0)
+    return Status::Error(rc, "store " + dir_ + ": staging " + std::to_string(data.size()) +
+                                 " bytes: " + err.msg);
+  staged_writes_++;
+  return std::make_shared<StagedWrite>(releaser_, id, data.size());
 }
 
 uint64_t Store::tracked_size(std::string_view coll, std::string_view oid) {

@@ -65,6 +65,7 @@
 #include "common/status.h"
 #include "host/plugin_loader.h"
 #include "store/plugin_instances.h"
+#include "store/staged_write.h"
 #include "store/store_meta.h"
 #include "store/transaction.h"
 
@@ -132,6 +133,15 @@ class Store {
   ~Store();
   // Waits for every queued transaction, checkpoints, trims, closes plugins.
   Status close();
+
+  // Whether queue() would stage a WRITE_FULL of `len` bytes (the backend has
+  // staged writes and len reaches stage_threshold).
+  bool would_stage(uint64_t len) const;
+  // Makes `data` durable in the backend's stage area now, from any thread
+  // and concurrently with everything else, for a later transaction to bind
+  // (see staged_write.h). Fails with EOPNOTSUPP when the backend has no
+  // staged writes.
+  Result<StagedWriteRef> stage(std::string_view data);
 
   // Queues t. On success cb runs exactly once, when t is durable and
   // visible (or with an error if the store failed). On a rejected
@@ -210,6 +220,7 @@ class Store {
   Status prepare(Transaction &t, std::vector<std::string> &touched_objs,
                  std::vector<std::string> &touched_colls);
   Status stage_large_writes(Transaction &t);
+  std::shared_ptr<StageReleaser> releaser_ = std::make_shared<StageReleaser>();
   uint64_t tracked_size(std::string_view coll, std::string_view oid);
   // Read lock on one object's stripe; the apply thread takes the stripes of
   // a transaction's objects exclusively (all of them for collection ops).

@@ -54,7 +54,8 @@ bool alive(pid_t pid) {
 
 }  // namespace
 
-ProcessCluster::ProcessCluster(int osds, std::vector<std::string> sets) : osds_(osds) {
+ProcessCluster::ProcessCluster(int osds, std::vector<std::string> sets, const std::string &backend)
+    : osds_(osds) {
   if (::access(strata_binary().c_str(), X_OK) != 0) {
     why_not_ = strata_binary() + " is not built";
     not_built_ = true;
@@ -70,7 +71,8 @@ ProcessCluster::ProcessCluster(int osds, std::vector<std::string> sets) : osds_(
   // marked out on their own (the tests decide what comes back).
   std::string cmd = quote(strata_binary()) + " up --dir " + quote(dir_) + " --osds " +
                     std::to_string(osds) +
-                    " --backend kv --journal tmpfs --pg-num 16 --timeout 120"
+                    " --backend " + backend + (backend == "kv" ? "" : " --size-gb 2") +
+                    " --journal tmpfs --pg-num 16 --timeout 120"
                     " --set heartbeat_interval_ms=100 --set heartbeat_grace_ms=1000"
                     " --set mon_osd_down_out_interval_ms=3600000";
   for (const std::string &s : sets) cmd += " --set " + quote(s);

@@ -1,6 +1,6 @@
 // A real cluster for integration tests (client, OSD): `strata up` (a
-// monitor and N `strata osd` processes on the kv backend with a tmpfs
-// journal, short heartbeats) in a temporary directory, torn down with
+// monitor and N `strata osd` processes, by default on the kv backend, with a
+// tmpfs journal, short heartbeats) in a temporary directory, torn down with
 // `strata down --purge` (STRATA_TEST_KEEP_CLUSTER=1 keeps it). OSDs can be
 // killed (-9), stopped cleanly (so the test can open their stores with the
 // Store API) and started again. Compiled into each test binary that uses it,
@@ -24,7 +24,9 @@ class ProcessCluster {
  public:
   // `sets` go into the config (`strata up --set k=v`, after the harness's
   // own short heartbeats, so they can override them).
-  explicit ProcessCluster(int osds = 3, std::vector<std::string> sets = {});
+  // `backend` xfs or btrfs puts each OSD on a loop-mounted image of its own.
+  explicit ProcessCluster(int osds = 3, std::vector<std::string> sets = {},
+                          const std::string &backend = "kv");
   ~ProcessCluster();
   ProcessCluster(const ProcessCluster &) = delete;
   ProcessCluster &operator=(const ProcessCluster &) = delete;
