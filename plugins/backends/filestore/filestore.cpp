@@ -197,7 +197,7 @@ void FileStore::apply(const strata_txn &txn) {
   // Already durable (a checkpoint, or a CLONE transaction, recorded it).
   if (txn.seq <= committed_seq_.load()) return;
   const bool exact_replay = (capabilities_ & STRATA_OS_CAP_EXACT_REPLAY) != 0;
-  TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay);
+  TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay, &records_);
   TxnApplier::Outcome outcome = applier.apply_ops(txn);
   if (outcome.cloned && !exact_replay) {
     // A CLONE reads another object, so replaying its transaction over files

@@ -43,6 +43,7 @@
 #include "filestore/meta_schema.h"
 #include "filestore/options.h"
 #include "filestore/posix_file.h"
+#include "filestore/record_cache.h"
 #include "filestore/stage_area.h"
 #include "kvdb/kvdb.h"
 #include "strata/cpp/objectstore.hpp"
@@ -101,6 +102,7 @@ class FileStore final : public sdk::ObjectStore {
   std::unique_ptr<kvdb::Database> db_;
   DataFiles data_;
   StageArea stage_;
+  RecordCache records_;  // apply thread only
   UniqueFd live_fd_;  // for syncfs
   uint64_t capabilities_ = 0;
   std::atomic<uint64_t> committed_seq_{0};

@@ -30,8 +30,14 @@ uint64_t checked_end(uint64_t offset, uint64_t length) {
 }  // namespace
 
 TxnApplier::TxnApplier(kvdb::Database &db, DataFiles &data, StageArea &stage,
-                       const sdk::Logger &log, bool guard_clones)
-    : db_(db), data_(data), stage_(stage), log_(log), guard_clones_(guard_clones), meta_(db) {}
+                       const sdk::Logger &log, bool guard_clones, RecordCache *cache)
+    : db_(db),
+      data_(data),
+      stage_(stage),
+      log_(log),
+      guard_clones_(guard_clones),
+      meta_(db),
+      cache_(cache) {}
 
 TxnApplier::Outcome TxnApplier::apply_ops(const strata_txn &txn) {
   for (size_t i = 0; i < txn.n_ops; ++i) {
@@ -55,6 +61,17 @@ void TxnApplier::commit() {
   wo.sync = false;
   wo.disable_wal = true;
   meta_.commit(wo);
+  publish();
+}
+
+void TxnApplier::publish() {
+  if (!cache_) return;
+  if (collection_removed_) cache_->clear();
+  for (const auto &[key, rec] : touched_) {
+    if (rec) cache_->put(key, *rec);
+    else cache_->erase(key);
+  }
+  touched_.clear();
 }
 
 void TxnApplier::commit_durable_as(uint64_t seq) {
@@ -62,6 +79,7 @@ void TxnApplier::commit_durable_as(uint64_t seq) {
   kvdb::WriteOptions wo;
   wo.sync = true;
   meta_.commit(wo);
+  publish();
 }
 
 void TxnApplier::apply_op(const strata_op &op, uint64_t seq, uint32_t index) {
@@ -135,6 +153,16 @@ void TxnApplier::apply_op(const strata_op &op, uint64_t seq, uint32_t index) {
 
 TxnApplier::Target TxnApplier::target(std::string_view coll, std::string_view oid) const {
   Target t{coll, oid, schema::object_key(coll, oid), std::nullopt};
+  if (auto it = touched_.find(t.key); it != touched_.end()) {
+    t.record = it->second;
+    return t;
+  }
+  if (cache_ && !collection_removed_) {
+    if (const schema::ObjectRecord *rec = cache_->find(t.key)) {
+      t.record = *rec;
+      return t;
+    }
+  }
   std::string bytes;
   if (meta_.get(t.key, &bytes)) {
     t.record = schema::ObjectRecord::decode(bytes);
@@ -155,7 +183,10 @@ schema::ObjectRecord &TxnApplier::ensure(Target &t, FileId file) {
   return *t.record;
 }
 
-void TxnApplier::save(const Target &t) { meta_.put(t.key, t.record->encode()); }
+void TxnApplier::save(const Target &t) {
+  meta_.put(t.key, t.record->encode());
+  touched_.insert_or_assign(t.key, t.record);
+}
 
 SharedFd TxnApplier::open_data(const Target &t) { return data_.open_for_write(t.record->file); }
 
@@ -166,6 +197,7 @@ void TxnApplier::remove_object(Target &t) {
   // an orphan file that nothing references.
   data_.remove(t.record->file);
   meta_.del(t.key);
+  touched_.insert_or_assign(t.key, std::nullopt);
   erase_keys(schema::omap_of(t.coll, t.oid));
   erase_keys(schema::xattrs_of(t.coll, t.oid));
   meta_.del(schema::omap_header_key(t.coll, t.oid));
@@ -209,6 +241,10 @@ void TxnApplier::remove_collection(std::string_view coll) {
       files.push_back(rec->file);
     }
   }
+  // Records of this collection, cached or touched, are all gone now; the
+  // overlay's range delete answers for them from here on.
+  touched_.clear();
+  collection_removed_ = true;
   for (FileId f : files) data_.remove(f);  // before the index entries go
   outcome_.object_delta -= static_cast<int64_t>(files.size());
   schema::CollectionRanges r = schema::collection_ranges(coll);

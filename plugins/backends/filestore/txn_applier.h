@@ -14,9 +14,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "filestore/data_files.h"
 #include "filestore/meta_schema.h"
+#include "filestore/record_cache.h"
 #include "filestore/stage_area.h"
 #include "kvdb/kvdb.h"
 #include "strata/cpp/plugin_support.hpp"
@@ -34,8 +36,10 @@ class TxnApplier {
  public:
   // guard_clones: the store replays from a mixture of applied states (xfs,
   // no rollback), so CLONE needs the replay guard described at clone().
+  // `cache` (may be null) serves records this transaction has not touched;
+  // commit() updates it.
   TxnApplier(kvdb::Database &db, DataFiles &data, StageArea &stage, const sdk::Logger &log,
-             bool guard_clones);
+             bool guard_clones, RecordCache *cache = nullptr);
 
   struct Outcome {
     int64_t object_delta = 0;  // change in the number of objects
@@ -91,8 +95,15 @@ class TxnApplier {
   StageArea &stage_;
   const sdk::Logger &log_;
   const bool guard_clones_;
+  // After a successful commit: what this transaction did to records.
+  void publish();
+
   kvdb::Transaction meta_;
   Outcome outcome_;
+  RecordCache *cache_;
+  // Records as this transaction left them (nullopt: removed), by key.
+  std::unordered_map<std::string, std::optional<schema::ObjectRecord>> touched_;
+  bool collection_removed_ = false;  // the cache is bypassed, then cleared
 };
 
 }  // namespace strata::filestore
