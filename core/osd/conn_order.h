@@ -4,9 +4,10 @@
 // to a replica, must reach the PG in the order they were sent.
 //
 // A message that needs no preparation and has nothing queued ahead of it on
-// its connection is delivered at once; otherwise it waits for the ones
-// before it. Deliveries run under this object's lock, so keep them short
-// (a post to a shard queue).
+// its connection is delivered at once, on the calling thread; otherwise it
+// waits for the ones before it, and whichever thread fills the place at the
+// head delivers everything ready, in order. Deliveries run outside the lock
+// (they may run a PG event inline, see OsdShard::run_or_post).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,11 @@ class ConnOrder {
   struct Pending {
     uint64_t next = 0, head = 0;
     std::map<uint64_t, std::function<void()>> ready;  // filled places after head
+    bool draining = false;  // a thread is delivering this connection's head
   };
+  // Delivers the ready places at p's head until none is left.
+  // REQUIRES: lk holds mu_ and this thread set p.draining.
+  void drain(std::unique_lock<std::mutex> &lk, Key conn);
   mutable std::mutex mu_;
   std::unordered_map<Key, Pending> conns_;  // only connections with reserved places
 };

@@ -112,7 +112,7 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
       }
       ClientOpRef ref = *op;
       OsdShard *s = &shard_for(ref->pgid);
-      auto deliver = [this, s, ref] { s->post([this, s, ref] { dispatch_client_op(*s, ref); }); };
+      auto deliver = [this, s, ref] { s->run_or_post([this, s, ref] { dispatch_client_op(*s, ref); }); };
       if (const OsdOp *big = large_write_full(*ref)) {
         uint64_t slot = order_.reserve(conn.get());
         stage_pool_->post([this, ref, big, slot, deliver = std::move(deliver)]() mutable {
@@ -150,7 +150,7 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
     return;
   }
   OsdShard *s = &shard_for(in->pgid);
-  auto deliver = [this, s, in] { s->post([this, s, in] { dispatch_pg_msg(*s, in); }); };
+  auto deliver = [this, s, in] { s->run_or_post([this, s, in] { dispatch_pg_msg(*s, in); }); };
   if (type == msg::kMsgRepOp && rep_op_needs_staging(*in)) {
     uint64_t slot = order_.reserve(conn.get());
     stage_pool_->post([this, in, slot, deliver = std::move(deliver)]() mutable {

@@ -1,4 +1,5 @@
 #include "osd/osd_shard.h"
+
 #include "common/thread_name.h"
 
 namespace strata::osd {
@@ -32,18 +33,43 @@ void OsdShard::post(std::function<void()> fn) {
   cv_.notify_one();
 }
 
+void OsdShard::run_or_post(std::function<void()> fn) {
+  {
+    std::unique_lock lk(mu_);
+    if (stopping_) return;
+    if (busy_ || !queue_.empty() || !running_) {
+      queue_.push_back(std::move(fn));
+      lk.unlock();
+      cv_.notify_one();
+      return;
+    }
+    busy_ = true;
+  }
+  fn();
+  bool more;
+  {
+    std::lock_guard lk(mu_);
+    busy_ = false;
+    more = !queue_.empty();
+  }
+  if (more) cv_.notify_one();  // posted while it ran: the shard thread takes them
+}
+
 void OsdShard::loop() {
   std::deque<std::function<void()>> batch;
   for (;;) {
     {
       std::unique_lock lk(mu_);
-      cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lk, [&] { return stopping_ || (!queue_.empty() && !busy_); });
       if (stopping_) return;
       // Take everything queued at once: one lock round per burst of events.
       batch.swap(queue_);
+      busy_ = true;
     }
     for (auto &fn : batch) fn();
-    batch.clear();
+    batch.clear();  // outside the lock: a closure's destructor may post
+    std::lock_guard lk(mu_);
+    busy_ = false;
   }
 }
 
