@@ -279,7 +279,12 @@ void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Messa
   if (w->acked.fetch_or(bit) & bit) return;  // counted already
   if (--w->pending == 0) {
     Pg::finish_write(*this, w);
-    post_to_pg(w->pgid, w->generation, [tid](Pg &p) { p.write_settled(tid); });
+    // On this messenger thread if the shard is idle (see run_or_post).
+    OsdShard *s = &shard_for(w->pgid);
+    s->run_or_post([s, pg = w->pgid, gen = w->generation, tid] {
+      Pg *p = s->pg(pg);
+      if (p && p->generation() == gen) p->write_settled(tid);
+    });
   }
 }
 
