@@ -17,6 +17,14 @@ bool staged_writes_apply(const FreshStore &s) {
   return false;
 }
 
+// Returns false (and says why) when the plugin predates stage_release.
+bool stage_release_applies(const FreshStore &s) {
+  if (!staged_writes_apply(s)) return false;
+  if (s.stage_release_supported()) return true;
+  SUCCEED("the plugin predates stage_release (ABI 1.2)");
+  return false;
+}
+
 TEST_CASE("staged bytes bound by a transaction replace the object's data", "[backend][staged]") {
   FreshStore s;
   if (!staged_writes_apply(s)) return;
@@ -136,11 +144,7 @@ TEST_CASE("a released stage is gone and others stay bindable", "[backend][staged
   // ABI 1.2: the host abandoned a stage (a failed guard, a resent op
   // answered from its log) and drops it at once rather than at next open.
   FreshStore s;
-  if (!staged_writes_apply(s)) return;
-  if (!s.stage_release_supported()) {
-    SUCCEED("the plugin predates stage_release (ABI 1.2)");
-    return;
-  }
+  if (!stage_release_applies(s)) return;
   s.apply(TxnBuilder().mkcoll(kColl));
   std::string kept = pattern_bytes(200000, 51);
   uint64_t dropped_id = s.stage_write(pattern_bytes(200000, 50));
@@ -155,7 +159,7 @@ TEST_CASE("a released stage is gone and others stay bindable", "[backend][staged
 
 TEST_CASE("a consumed stage cannot be released", "[backend][staged]") {
   FreshStore s;
-  if (!staged_writes_apply(s) || !s.stage_release_supported()) return;
+  if (!stage_release_applies(s)) return;
   s.apply(TxnBuilder().mkcoll(kColl));
   std::string bytes = pattern_bytes(150000, 52);
   uint64_t id = s.stage_write(bytes);

@@ -146,3 +146,17 @@ TEST_CASE("large reads return the same bytes cached, uncached and across the end
   REQUIRE(tail);
   CHECK(*tail == buffered.substr(12345));
 }
+
+TEST_CASE("a released stage's file is deleted at once; a consumed one is refused") {
+  TestStore s(backend_under_test());
+  s.apply(Txn(1).mkcoll("c"));
+  size_t before = stage_files(s);
+  uint64_t dropped = s.stage(pattern(300000, 3));
+  uint64_t used = s.stage(pattern(300000, 4));
+  CHECK(stage_files(s) == before + 2);
+  CHECK(s.release_stage(dropped) == 0);
+  CHECK(stage_files(s) == before + 1);
+  s.apply(Txn(2).write_staged("c", "o", used, 300000));
+  CHECK(s.release_stage(used) == -EINVAL);
+  CHECK(s.read("c", "o") == pattern(300000, 4));
+}

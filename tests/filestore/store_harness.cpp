@@ -383,6 +383,11 @@ uint64_t TestStore::stage(std::string_view data) {
   return id;
 }
 
+int TestStore::release_stage(uint64_t id) {
+  strata_err e{};
+  return ops_->stage_release(os_, id, &e);
+}
+
 void TestStore::release_unused() {
   strata_err e{};
   REQUIRE(ops_->stage_release_unused(os_, &e) == 0);

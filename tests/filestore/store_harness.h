@@ -128,6 +128,8 @@ class TestStore {
   strata_store_usage usage();
   int64_t fsck();
   uint64_t stage(std::string_view data);
+  // ABI 1.2 stage_release: the plugin's rc.
+  int release_stage(uint64_t id);
   void release_unused();
 
   // Everything observable (collections, objects, sizes, data, xattrs, omap,
