@@ -30,7 +30,7 @@ struct Log {
 
 }  // namespace
 
-TEST_CASE("a connection's messages wait for one being prepared ahead of them; others do not") {
+TEST_CASE("a connection's messages wait for one being prepared ahead of them, other connections do not") {
   ConnOrder order;
   Log log;
   int a = 0, b = 0;                   // two connections (only their addresses matter)
@@ -68,7 +68,7 @@ TEST_CASE("places filled out of order by several threads are delivered in reserv
   CHECK(order.connections_waiting() == 0);
 }
 
-TEST_CASE("an idle shard runs an event on the caller's thread; a busy one queues it in order") {
+TEST_CASE("an idle shard runs an event on the caller's thread and a busy one queues it in order") {
   OsdShard shard(0);
   shard.start();
   std::thread::id ran_on;
