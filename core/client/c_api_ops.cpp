@@ -29,6 +29,39 @@ bool usable_name(ObjectOperation &op, const char *name, const char *fn) {
   return true;
 }
 
+// Guard steps read and write ops share: every step is recorded on the
+// handle's ObjectOperation, and a bad argument becomes the op's error.
+template <class Handle>
+void assert_exists_step(Handle *op, const char *fn) {
+  guard_void(fn, [&] {
+    if (op) op->op.assert_exists();
+  });
+}
+
+template <class Handle>
+void assert_version_step(Handle *op, uint64_t version, const char *fn) {
+  guard_void(fn, [&] {
+    if (op) op->op.assert_version(version);
+  });
+}
+
+template <class Handle>
+void cmpxattr_step(Handle *op, const char *name, int cmp, const void *value, size_t len,
+                   const char *fn) {
+  guard_void(fn, [&] {
+    if (!op || !usable_name(op->op, name, "cmpxattr") ||
+        !usable_data(op->op, value, len, "cmpxattr"))
+      return;
+    CmpMode mode;
+    if (!to_cmp_mode(cmp, &mode)) {
+      op->op.set_error(
+          Status::Error(EINVAL, "cmpxattr: unknown comparison " + std::to_string(cmp)));
+      return;
+    }
+    op->op.cmpxattr(name, mode, view(value, len));
+  });
+}
+
 }  // namespace
 
 void strata::client::capi::patch_stat_versions(strata_read_op_t op, uint64_t version) {
@@ -50,30 +83,16 @@ void strata_write_op_release(strata_write_op_t op) {
 }
 
 void strata_write_op_assert_exists(strata_write_op_t op) {
-  guard_void("strata_write_op_assert_exists", [&] {
-    if (op) op->op.assert_exists();
-  });
+  assert_exists_step(op, "strata_write_op_assert_exists");
 }
 
 void strata_write_op_assert_version(strata_write_op_t op, uint64_t version) {
-  guard_void("strata_write_op_assert_version", [&] {
-    if (op) op->op.assert_version(version);
-  });
+  assert_version_step(op, version, "strata_write_op_assert_version");
 }
 
-void strata_write_op_cmpxattr(strata_write_op_t op, const char *name, int cmp,
-                              const void *value, size_t len) {
-  guard_void("strata_write_op_cmpxattr", [&] {
-    if (!op || !usable_name(op->op, name, "cmpxattr") ||
-        !usable_data(op->op, value, len, "cmpxattr"))
-      return;
-    CmpMode mode;
-    if (!to_cmp_mode(cmp, &mode)) {
-      op->op.set_error(Status::Error(EINVAL, "cmpxattr: unknown comparison " + std::to_string(cmp)));
-      return;
-    }
-    op->op.cmpxattr(name, mode, view(value, len));
-  });
+void strata_write_op_cmpxattr(strata_write_op_t op, const char *name, int cmp, const void *value,
+                              size_t len) {
+  cmpxattr_step(op, name, cmp, value, len, "strata_write_op_cmpxattr");
 }
 
 void strata_write_op_create(strata_write_op_t op, int exclusive) {
@@ -121,8 +140,7 @@ void strata_write_op_remove(strata_write_op_t op) {
 void strata_write_op_setxattr(strata_write_op_t op, const char *name, const void *value,
                               size_t len) {
   guard_void("strata_write_op_setxattr", [&] {
-    if (op && usable_name(op->op, name, "setxattr") &&
-        usable_data(op->op, value, len, "setxattr"))
+    if (op && usable_name(op->op, name, "setxattr") && usable_data(op->op, value, len, "setxattr"))
       op->op.setxattr(name, view(value, len));
   });
 }
@@ -201,9 +219,7 @@ int strata_write_op_operate(strata_write_op_t op, strata_ioctx_t io, const char 
 /* ---- read ops ---- */
 
 strata_read_op_t strata_read_op_new(void) {
-  return guard<strata_read_op_t>("strata_read_op_new", nullptr, [] {
-    return new strata_read_op;
-  });
+  return guard<strata_read_op_t>("strata_read_op_new", nullptr, [] { return new strata_read_op; });
 }
 
 void strata_read_op_release(strata_read_op_t op) {
@@ -211,30 +227,16 @@ void strata_read_op_release(strata_read_op_t op) {
 }
 
 void strata_read_op_assert_exists(strata_read_op_t op) {
-  guard_void("strata_read_op_assert_exists", [&] {
-    if (op) op->op.assert_exists();
-  });
+  assert_exists_step(op, "strata_read_op_assert_exists");
 }
 
 void strata_read_op_assert_version(strata_read_op_t op, uint64_t version) {
-  guard_void("strata_read_op_assert_version", [&] {
-    if (op) op->op.assert_version(version);
-  });
+  assert_version_step(op, version, "strata_read_op_assert_version");
 }
 
-void strata_read_op_cmpxattr(strata_read_op_t op, const char *name, int cmp,
-                             const void *value, size_t len) {
-  guard_void("strata_read_op_cmpxattr", [&] {
-    if (!op || !usable_name(op->op, name, "cmpxattr") ||
-        !usable_data(op->op, value, len, "cmpxattr"))
-      return;
-    CmpMode mode;
-    if (!to_cmp_mode(cmp, &mode)) {
-      op->op.set_error(Status::Error(EINVAL, "cmpxattr: unknown comparison " + std::to_string(cmp)));
-      return;
-    }
-    op->op.cmpxattr(name, mode, view(value, len));
-  });
+void strata_read_op_cmpxattr(strata_read_op_t op, const char *name, int cmp, const void *value,
+                             size_t len) {
+  cmpxattr_step(op, name, cmp, value, len, "strata_read_op_cmpxattr");
 }
 
 void strata_read_op_read(strata_read_op_t op, uint64_t off, size_t len, void *buf,
@@ -325,8 +327,8 @@ void strata_read_op_omap_list(strata_read_op_t op, const void *start_after, size
   });
 }
 
-void strata_read_op_omap_get_header(strata_read_op_t op, void *buf, size_t len,
-                                    size_t *header_len, int *prval) {
+void strata_read_op_omap_get_header(strata_read_op_t op, void *buf, size_t len, size_t *header_len,
+                                    int *prval) {
   guard_void("strata_read_op_omap_get_header", [&] {
     if (!op || !usable_data(op->op, buf, len, "omap_get_header")) return;
     op->op.omap_get_header([buf, len, header_len, prval](const StepResult &r) {
@@ -358,8 +360,8 @@ int strata_read_op_operate(strata_read_op_t op, strata_ioctx_t io, const char *o
     patch_stat_versions(op, v);
     if (version) *version = v;
     if (r->rc < 0)
-      return set_rc_error(r->rc, std::string("read op on ") + oid + " in pool " +
-                                     std::to_string(io->pool));
+      return set_rc_error(
+          r->rc, std::string("read op on ") + oid + " in pool " + std::to_string(io->pool));
     return 0;
   });
 }

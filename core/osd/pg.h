@@ -153,6 +153,15 @@ class Pg {
   std::string state_string() const;
   void publish();
   bool stale(uint64_t msg_epoch) const { return msg_epoch < interval_start_; }
+  // Fills the fields every PG message to a peer starts with: which PG, and
+  // the map epoch and interval it was sent in (receivers drop stale ones).
+  template <class Builder>
+  void stamp(Builder &b) const {
+    b.setPool(pgid_.pool);
+    b.setSeed(pgid_.seed);
+    b.setMapEpoch(map_->epoch());
+    b.setIntervalEpoch(interval_start_);
+  }
   void send_reply(const msg::ConnectionRef &conn, msg::Message m);
   const cluster::PoolInfo *pool() const;
   ObjectSlot &slot(const std::string &oid) { return slots_[oid]; }

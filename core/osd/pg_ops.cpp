@@ -135,10 +135,7 @@ void Pg::do_write(const ClientOpRef &op) {
       host_.send_to_osd(r, build_msg<wire::RepOp>(
                                msg::kMsgRepOp,
                                [&](wire::RepOp::Builder b) {
-                                 b.setPool(pgid_.pool);
-                                 b.setSeed(pgid_.seed);
-                                 b.setMapEpoch(map_->epoch());
-                                 b.setIntervalEpoch(interval_start_);
+                                 stamp(b);
                                  b.setRepTid(w->rep_tid);
                                  to_wire(e, b.initEntry());
                                  b.setTxnSeg(full ? 0 : -1);

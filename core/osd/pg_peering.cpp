@@ -47,10 +47,7 @@ void Pg::send_queries() {
     if (osd == host_.whoami() || queried_.count(osd)) continue;
     queried_.insert(osd);
     host_.send_to_osd(osd, build_msg<wire::PgQuery>(msg::kMsgPgQuery, [&](wire::PgQuery::Builder b) {
-                        b.setPool(pgid_.pool);
-                        b.setSeed(pgid_.seed);
-                        b.setMapEpoch(map_->epoch());
-                        b.setIntervalEpoch(interval_start_);
+                        stamp(b);
                         b.setFrom(host_.whoami());
                       }));
   }
@@ -179,10 +176,7 @@ void Pg::activate() {
     backfills += rec.backfill;
     missing += ps.missing.size();
     host_.send_to_osd(r, build_msg<wire::PgActivate>(msg::kMsgPgActivate, [&](wire::PgActivate::Builder b) {
-                        b.setPool(pgid_.pool);
-                        b.setSeed(pgid_.seed);
-                        b.setMapEpoch(map_->epoch());
-                        b.setIntervalEpoch(interval_start_);
+                        stamp(b);
                         b.setFrom(me);
                         b.setLastEpochStarted(info_.les);
                         b.setBackfill(rec.backfill);
@@ -264,10 +258,7 @@ void Pg::start_self_scan() {
 void Pg::self_scan_step() {
   self_scan_.tid = next_tid_++;
   host_.send_to_osd(plan_.auth, build_msg<wire::PgScan>(msg::kMsgPgScan, [&](wire::PgScan::Builder b) {
-                      b.setPool(pgid_.pool);
-                      b.setSeed(pgid_.seed);
-                      b.setMapEpoch(map_->epoch());
-                      b.setIntervalEpoch(interval_start_);
+                      stamp(b);
                       b.setTid(self_scan_.tid);
                       b.setFrom(host_.whoami());
                       b.setStartAfter(self_scan_.cursor);

@@ -87,10 +87,7 @@ int Pg::start_object_recovery(const std::string &oid, bool priority) {
     host_.log().debug("osd", name_ + ": pulling '" + oid + "' " + mit->second.need.str() + " from osd." +
                                  std::to_string(src));
     host_.send_to_osd(src, build_msg<wire::PgPull>(msg::kMsgPgPull, [&](wire::PgPull::Builder b) {
-                        b.setPool(pgid_.pool);
-                        b.setSeed(pgid_.seed);
-                        b.setMapEpoch(map_->epoch());
-                        b.setIntervalEpoch(interval_start_);
+                        stamp(b);
                         b.setTid(rec.tid);
                         b.setFrom(host_.whoami());
                         b.setOid(oid);
@@ -182,10 +179,7 @@ void Pg::send_push(const std::string &oid, const std::set<int32_t> &targets, Rec
     std::vector<std::string> segs;
     if (!enc.empty()) segs.push_back(enc);
     host_.send_to_osd(target, build_msg<wire::PgPush>(msg::kMsgPgPush, [&](wire::PgPush::Builder b) {
-                        b.setPool(pgid_.pool);
-                        b.setSeed(pgid_.seed);
-                        b.setMapEpoch(map_->epoch());
-                        b.setIntervalEpoch(interval_start_);
+                        stamp(b);
                         b.setTid(rec.tid);
                         b.setFrom(host_.whoami());
                         b.setOid(oid);
@@ -353,10 +347,7 @@ void Pg::backfill_step(int32_t peer, PeerState &ps) {
       if (bf.scan_tid == 0) {
         bf.scan_tid = next_tid_++;
         host_.send_to_osd(peer, build_msg<wire::PgScan>(msg::kMsgPgScan, [&](wire::PgScan::Builder b) {
-                            b.setPool(pgid_.pool);
-                            b.setSeed(pgid_.seed);
-                            b.setMapEpoch(map_->epoch());
-                            b.setIntervalEpoch(interval_start_);
+                            stamp(b);
                             b.setTid(bf.scan_tid);
                             b.setFrom(host_.whoami());
                             b.setStartAfter(bf.remote_cursor);
@@ -368,10 +359,7 @@ void Pg::backfill_step(int32_t peer, PeerState &ps) {
     if (bf.local.empty() && bf.remote.empty()) {
       if (bf.pushes == 0) {
         host_.send_to_osd(peer, build_msg<wire::PgBackfillDone>(msg::kMsgPgBackfillDone, [&](auto b) {
-                            b.setPool(pgid_.pool);
-                            b.setSeed(pgid_.seed);
-                            b.setMapEpoch(map_->epoch());
-                            b.setIntervalEpoch(interval_start_);
+                            stamp(b);
                             b.setFrom(host_.whoami());
                           }));
         ps.backfill = false;

@@ -105,10 +105,7 @@ void Pg::scrub_step() {
     if (r == me) continue;
     s.waiting.insert(r);
     host_.send_to_osd(r, build_msg<wire::PgScan>(msg::kMsgPgScan, [&](wire::PgScan::Builder b) {
-                        b.setPool(pgid_.pool);
-                        b.setSeed(pgid_.seed);
-                        b.setMapEpoch(map_->epoch());
-                        b.setIntervalEpoch(interval_start_);
+                        stamp(b);
                         b.setTid(s.scan_tid);
                         b.setFrom(me);
                         b.setStartAfter(s.cursor);
