@@ -403,24 +403,27 @@ void Objecter::send(const Send &s) {
   Request &r = *s.req;
   msg::Message m;
   // Encoded in parallel; handed to the connection in ticket order. Every
-  // ticket passes the turnstile exactly once, sent or not.
-  struct TurnGuard {
+  // ticket passes the turnstile exactly once, sent or not (also when
+  // encoding throws), and never while r.mu is held: a resend of the same
+  // request may hold an earlier ticket and need r.mu.
+  struct Turn {
     Turnstile *t;
-    ~TurnGuard() {
-      if (t) t->advance();
+    uint64_t ticket;
+    bool held = false, passed = false;
+    void take() {
+      if (t && !held) t->wait(ticket);
+      held = true;
     }
-  } turn{nullptr};
-  auto take_turn = [&] {
-    if (!s.turn) return;
-    s.turn->wait(s.ticket);
-    turn.t = s.turn.get();
-  };
+    void pass() {
+      take();
+      if (t && !passed) t->advance();
+      passed = true;
+    }
+    ~Turn() { pass(); }
+  } turn{s.turn.get(), s.ticket};
   {
     std::lock_guard<std::mutex> g(r.mu);
-    if (r.done) {
-      take_turn();
-      return;
-    }
+    if (r.done) return;  // ~Turn passes the ticket, after r.mu is released
     switch (r.kind) {
       case Request::Kind::kOp: {
         OpRequestHeader h;
@@ -446,12 +449,9 @@ void Objecter::send(const Send &s) {
   // A closed connection drops the message; its on_close re-routes the
   // request. An open one refusing it means the message itself is too big
   // for the messenger: sending it again would never work.
-  take_turn();
+  turn.take();
   bool refused = !s.conn->send(std::move(m)) && s.conn->is_open();
-  if (turn.t) {
-    turn.t->advance();
-    turn.t = nullptr;
-  }
+  turn.pass();
   if (refused) {
     {
       std::lock_guard<std::mutex> g(mu_);
