@@ -225,6 +225,9 @@ TEST_CASE("a subscriber reconnects after a monitor restart and catches up from i
   INFO(m.status().message());
   REQUIRE(m.ok());
   CHECK((*m)->pool_by_name("c"));
+  // The map can arrive before the reconnect's on_connect callback has run
+  // on the client's own thread: give that a moment instead of racing it.
+  for (int i = 0; i < 500 && connects < 2; ++i) std::this_thread::sleep_for(10ms);
   CHECK(connects >= 2);
 }
 
