@@ -192,13 +192,17 @@ void OsdDaemon::send_to_osd(int32_t osd, msg::Message m) {
   if (links_) links_->send(osd, std::move(m));
 }
 
-void OsdDaemon::post_to_pg(PgId pg, uint64_t generation, std::function<void(Pg &)> fn) {
-  OsdShard &sh = shard_for(pg);
-  OsdShard *s = &sh;
-  sh.post([s, pg, generation, fn = std::move(fn)] {
+std::function<void()> OsdDaemon::for_pg(PgId pg, uint64_t generation,
+                                        std::function<void(Pg &)> fn) {
+  OsdShard *s = &shard_for(pg);
+  return [s, pg, generation, fn = std::move(fn)] {
     Pg *p = s->pg(pg);
     if (p && p->generation() == generation) fn(*p);
-  });
+  };
+}
+
+void OsdDaemon::post_to_pg(PgId pg, uint64_t generation, std::function<void(Pg &)> fn) {
+  shard_for(pg).post(for_pg(pg, generation, std::move(fn)));
 }
 
 void OsdDaemon::forget_pg(PgId pg, uint64_t generation) {

@@ -85,6 +85,12 @@ class OsdDaemon final : public PgHost {
   void on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Message &m);
   // Large writes are staged on the StagePool before their op or RepOp goes
   // to its shard; ConnOrder keeps each connection's messages in order.
+  // Runs stage() on the StagePool, then deliver() in conn's message order.
+  void stage_then_deliver(const msg::ConnectionRef &conn, std::function<void()> stage,
+                          std::function<void()> deliver);
+  // An event for the shard of `pg` that runs fn if that PG (of that
+  // generation) still exists there.
+  std::function<void()> for_pg(PgId pg, uint64_t generation, std::function<void(Pg &)> fn);
   const OsdOp *large_write_full(const ClientOp &op) const;
   void stage_client_write(ClientOp &op, const OsdOp &write);
   bool rep_op_needs_staging(InMsg &in) const;
@@ -131,8 +137,8 @@ class OsdDaemon final : public PgHost {
   HeartbeatTracker heartbeats_;
 
   mutable std::mutex map_mu_;
-  MapRef current_;                 // GUARDED_BY(map_mu_)
-  std::deque<MapRef> history_;     // recent maps, oldest first; GUARDED_BY(map_mu_)
+  MapRef current_;              // GUARDED_BY(map_mu_)
+  std::deque<MapRef> history_;  // recent maps, oldest first; GUARDED_BY(map_mu_)
   // up_from of this OSD in the map stored by its previous run, and in the
   // first map that showed this run up: is_me_up() tells them apart.
   uint64_t stored_up_from_ = 0;

@@ -113,15 +113,11 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
       ClientOpRef ref = *op;
       OsdShard *s = &shard_for(ref->pgid);
       auto deliver = [this, s, ref] { s->run_or_post([this, s, ref] { dispatch_client_op(*s, ref); }); };
-      if (const OsdOp *big = large_write_full(*ref)) {
-        uint64_t slot = order_.reserve(conn.get());
-        stage_pool_->post([this, ref, big, slot, deliver = std::move(deliver)]() mutable {
-          stage_client_write(*ref, *big);
-          order_.fill(ref->conn.get(), slot, std::move(deliver));
-        });
-      } else {
+      if (const OsdOp *big = large_write_full(*ref))
+        stage_then_deliver(conn, [this, ref, big] { stage_client_write(*ref, *big); },
+                           std::move(deliver));
+      else
         order_.deliver(conn.get(), std::move(deliver));
-      }
       return;
     }
     default:
@@ -151,18 +147,25 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
   }
   OsdShard *s = &shard_for(in->pgid);
   auto deliver = [this, s, in] { s->run_or_post([this, s, in] { dispatch_pg_msg(*s, in); }); };
-  if (type == msg::kMsgRepOp && rep_op_needs_staging(*in)) {
-    uint64_t slot = order_.reserve(conn.get());
-    stage_pool_->post([this, in, slot, deliver = std::move(deliver)]() mutable {
-      stage_rep_op(*in);
-      order_.fill(in->conn.get(), slot, std::move(deliver));
-    });
-  } else {
+  if (type == msg::kMsgRepOp && rep_op_needs_staging(*in))
+    stage_then_deliver(conn, [this, in] { stage_rep_op(*in); }, std::move(deliver));
+  else
     order_.deliver(conn.get(), std::move(deliver));
-  }
 }
 
 // --- staging large writes as they arrive ------------------------------------
+
+void OsdDaemon::stage_then_deliver(const msg::ConnectionRef &conn, std::function<void()> stage,
+                                   std::function<void()> deliver) {
+  // The closures hold the message, which holds the connection: its address
+  // stays a valid key until the place is filled.
+  uint64_t slot = order_.reserve(conn.get());
+  stage_pool_->post([this, key = conn.get(), slot, stage = std::move(stage),
+                     deliver = std::move(deliver)]() mutable {
+    stage();
+    order_.fill(key, slot, std::move(deliver));
+  });
+}
 
 const OsdOp *OsdDaemon::large_write_full(const ClientOp &op) const {
   if (!op.is_write) return nullptr;
@@ -280,11 +283,8 @@ void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Messa
   if (--w->pending == 0) {
     Pg::finish_write(*this, w);
     // On this messenger thread if the shard is idle (see run_or_post).
-    OsdShard *s = &shard_for(w->pgid);
-    s->run_or_post([s, pg = w->pgid, gen = w->generation, tid] {
-      Pg *p = s->pg(pg);
-      if (p && p->generation() == gen) p->write_settled(tid);
-    });
+    shard_for(w->pgid).run_or_post(
+        for_pg(w->pgid, w->generation, [tid](Pg &p) { p.write_settled(tid); }));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -57,6 +58,27 @@ void make_pool(strata_cluster_t c, const std::string &name, uint32_t size, uint3
 std::string content_of(int i) { return "object " + std::to_string(i) + std::string(100, char('a' + i % 26)); }
 
 // Every PG active+clean, per the monitor's status.
+// kill(SIGSTOP) returns before every thread of the process has stopped; an
+// OSD that answers on the thread that read the message could still serve a
+// request sent right after. True once every thread shows state T.
+bool wait_stopped(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    bool all = true;
+    std::error_code ec;
+    for (const auto &t : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+      std::ifstream f(t.path() / "stat");
+      std::string line;
+      std::getline(f, line);
+      auto close = line.rfind(')');
+      char state = close != std::string::npos && close + 2 < line.size() ? line[close + 2] : '?';
+      if (state != 'T' && state != 't') all = false;
+    }
+    if (all && !ec) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 bool all_clean(strata_cluster_t c) {
   char *json = nullptr;
   if (strata_mon_command(c, "status", nullptr, 0, nullptr, nullptr, &json, nullptr) < 0) return false;
@@ -192,6 +214,7 @@ TEST_CASE("real cluster: a write to a frozen, then killed, primary is resent to 
   pid_t pid = pc.osd_pid(target);
   REQUIRE(pid > 0);
   REQUIRE(::kill(pid, SIGSTOP) == 0);
+  REQUIRE(wait_stopped(pid));
   strata_completion_t comp = nullptr;
   REQUIRE(strata_completion_create(nullptr, nullptr, &comp) == 0);
   REQUIRE(strata_aio_write_full(io, "victim", comp, "survived", 8) == 0);
