@@ -3,6 +3,7 @@
 // EIO naming the object and the block, never as the changed bytes.
 #include <catch2/catch.hpp>
 
+#include "kv/chunk_image.h"
 #include "kv/key_layout.h"
 #include "kv/store_dir.h"
 #include "kv_harness.h"
@@ -144,4 +145,18 @@ TEST_CASE("kv fsck names the objects whose blocks fail their checksum", "[kv][ch
   CHECK(h.fsck() == 1);
   CHECK(logged(h, "victim"));
   CHECK(logged(h, "block 8 (bytes 32768..36864)"));
+}
+
+TEST_CASE("a chunk of any length keeps its bytes and checksums through encode and decode",
+          "[kv][checksum]") {
+  constexpr uint64_t kBlock = 4096;
+  for (uint64_t len : {uint64_t{1}, uint64_t{4095}, uint64_t{4096}, uint64_t{4097}, uint64_t{8191},
+                       uint64_t{12288}, uint64_t{65535}, uint64_t{65536}}) {
+    INFO("length " << len);
+    kv::ChunkImage image(std::string(), kBlock, 0);
+    image.overwrite(0, pattern(len, 10));
+    std::string stored = std::move(image).encode();
+    CHECK(stored.size() == len + 4 * ((len + kBlock - 1) / kBlock));
+    CHECK(kv::verified_chunk_bytes(stored, kBlock, 0, 0, len) == pattern(len, 10));
+  }
 }
