@@ -395,14 +395,15 @@ void TxnApplier::write_staged(Target &t, uint64_t stage_id, uint64_t length, Fil
   std::string path = data_.path(fresh);
   if (stat_fd(fd->get(), path).size != length) truncate_fd(fd->get(), length, path);
   update_csums(t, fd->get(), [&](DataCsumUpdater &u) {
+    const uint64_t blocks = length / csums_.block + (length % csums_.block != 0);
     std::vector<uint32_t> crcs = stage_.csums(stage_id);
-    if (crcs.empty() && length > 0) {
+    if (crcs.size() != blocks) {
       // Staged before a restart (a replay): the stage file, pristine until
       // the next checkpoint, is now the data file; checksum its bytes.
       std::vector<char> bytes(length);
       size_t got = pread_full(fd->get(), bytes.data(), length, 0, path);
       crcs = compute_csums(bytes.data(), got, csums_.block);
-      crcs.resize(length / csums_.block + (length % csums_.block != 0), csums_.zero_crc);
+      crcs.resize(blocks, csums_.zero_crc);
     }
     u.replace_with(crcs.data(), length);
   });
