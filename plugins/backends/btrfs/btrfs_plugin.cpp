@@ -24,7 +24,7 @@ class BtrfsBackend {
 };
 
 const strata_option_spec kOptions[] = {filestore::kMetaEngineOption, filestore::kFdCacheOption,
-                                       filestore::kMetaCacheOption};
+                                       filestore::kMetaCacheOption, filestore::kCsumBlockOption};
 
 }  // namespace
 }  // namespace strata::btrfs

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checksum/block_checksums.h"
 #include "filestore/file_data.h"
 #include "filestore/store_layout.h"
 #include "filestore/txn_applier.h"
@@ -122,6 +123,8 @@ void FileStore::mkfs(const sdk::OpenArgs &args, Checkpointer &checkpointer) {
     kvdb::Batch b;
     b.put(schema::format_key(), schema::kFormat);
     b.put(schema::committed_seq_key(), schema::encode_u64(0));
+    b.put(schema::csum_block_size_key(), schema::encode_u64(opts.csum_block_size));
+    b.put(schema::clean_close_key(), "");
     kvdb::WriteOptions wo;
     wo.sync = true;
     db->write(b, wo);
@@ -180,6 +183,7 @@ FileStore::FileStore(std::string root, std::string live, UniqueFd lock,
   n_objects_ = count_objects(*db_);
   bool reflink = probe_reflink(live_);
   capabilities_ = checkpointer_->capabilities(reflink);
+  open_checksums(options);
   log_.log(STRATA_LOG_INFO,
            "%s store %s opened: committed seq %llu, %llu objects, metadata in %s, reflink %s",
            checkpointer_->backend_name(), root_.c_str(),
@@ -188,8 +192,56 @@ FileStore::FileStore(std::string root, std::string live, UniqueFd lock,
            reflink ? "yes" : "no");
 }
 
+void FileStore::open_checksums(const FileStoreOptions &options) {
+  csums_.failures = &csum_failures_;
+  std::string bytes;
+  if (!db_->get(schema::csum_block_size_key(), &bytes)) {
+    log_.log(STRATA_LOG_WARN,
+             "store %s was made before data checksums: its reads are not verified (make a new "
+             "store and let recovery fill it to get them)",
+             root_.c_str());
+  } else {
+    auto block = schema::decode_u64(bytes);
+    if (!block || (*block != 0 && !checksum::valid_block_size(*block)))
+      throw sdk::Error(EUCLEAN, "metadata database " + db_->path() + ": damaged csum_block_size");
+    csums_.block = *block;  // 0: made with csum_block_size = 0, no checksums
+    if (*block != 0) {
+      csums_.zero_crc = checksum::zero_block_crc(*block);
+      capabilities_ |= STRATA_OS_CAP_DATA_CHECKSUMS;
+    }
+    if (options.csum_block_size != *block)
+      log_.log(STRATA_LOG_INFO, "store %s checksums data in %llu-byte blocks (fixed at mkfs)",
+               root_.c_str(), static_cast<unsigned long long>(*block));
+  }
+  // After a crash of a store without exact replay, the data files hold a
+  // mixture of applied writes until the replayed ops have settled them (up
+  // to the first checkpoint): partial-block writes then recompute checksums
+  // without verifying the bytes they keep (data_csums.h).
+  const bool clean = db_->get(schema::clean_close_key(), &bytes);
+  if (!clean && !(capabilities_ & STRATA_OS_CAP_EXACT_REPLAY)) csums_.verify_old = false;
+  if (clean) {
+    kvdb::Batch b;
+    b.del(schema::clean_close_key());
+    kvdb::WriteOptions wo;
+    wo.sync = true;
+    db_->write(b, wo);
+  }
+}
+
 FileStore::~FileStore() {
   data_.forget_all();
+  if (!dirty_since_checkpoint_) {
+    try {
+      kvdb::Batch b;
+      b.put(schema::clean_close_key(), "");
+      kvdb::WriteOptions wo;
+      wo.sync = true;
+      db_->write(b, wo);
+    } catch (const std::exception &e) {
+      log_.log(STRATA_LOG_WARN, "store %s: cannot record the clean close: %s", root_.c_str(),
+               e.what());
+    }
+  }
   db_.reset();
 }
 
@@ -197,7 +249,9 @@ void FileStore::apply(const strata_txn &txn) {
   // Already durable (a checkpoint, or a CLONE transaction, recorded it).
   if (txn.seq <= committed_seq_.load()) return;
   const bool exact_replay = (capabilities_ & STRATA_OS_CAP_EXACT_REPLAY) != 0;
-  TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay, &records_);
+  dirty_since_checkpoint_ = true;
+  TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay, csums_,
+                     &records_);
   TxnApplier::Outcome outcome = applier.apply_ops(txn);
   if (outcome.cloned && !exact_replay) {
     // A CLONE reads another object, so replaying its transaction over files
@@ -221,10 +275,14 @@ void FileStore::checkpoint(uint64_t seq) {
   Steps steps(*this);
   checkpointer_->checkpoint(seq, steps);
   committed_seq_ = seq;
+  dirty_since_checkpoint_ = false;
+  csums_.verify_old = true;  // replay, if any, has settled every file
   stage_.drop_consumed(consumed);
 }
 
-uint64_t FileStore::stage_write(const void *data, size_t len) { return stage_.write(data, len); }
+uint64_t FileStore::stage_write(const void *data, size_t len) {
+  return stage_.write(data, len, csums_.block);
+}
 
 void FileStore::stage_release_unused() { stage_.release_unused(); }
 

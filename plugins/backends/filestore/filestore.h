@@ -37,8 +37,10 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "filestore/checkpointer.h"
+#include "filestore/data_csums.h"
 #include "filestore/data_files.h"
 #include "filestore/meta_schema.h"
 #include "filestore/options.h"
@@ -85,6 +87,12 @@ class FileStore final : public sdk::ObjectStore {
   void stage_release_unused() override;
   void stage_release(uint64_t id) override;
 
+  // Reads and writes that found data failing its checksum (or missing)
+  // since open; each one is also logged as an error naming the object.
+  uint64_t checksum_failures() const { return csum_failures_.load(); }
+  // The checksum block size; 0 for a store made before checksums.
+  uint64_t csum_block_size() const { return csums_.block; }
+
  private:
   class Steps;
   FileStore(std::string root, std::string live, UniqueFd lock,
@@ -93,6 +101,17 @@ class FileStore final : public sdk::ObjectStore {
   // The object's index record; throws Error(ENOENT) naming the object when
   // it is not in the index.
   schema::ObjectRecord locate(std::string_view coll, std::string_view oid) const;
+  // Reads the checksum configuration recorded at mkfs and whether the last
+  // close was clean (part of construction).
+  void open_checksums(const FileStoreOptions &options);
+  // fsck: a line for each block of the object's data failing its checksum.
+  std::vector<std::string> bad_blocks(const std::string &coll, const std::string &oid,
+                                      const schema::ObjectRecord &rec) const;
+  // Counts and logs a read of damaged data, then throws Error(EIO, what).
+  [[noreturn]] void data_damaged(const std::string &what) const;
+  // Verifies blocks [a, e) of the object (bytes at `bytes`, e - a of them).
+  void verify_blocks(std::string_view coll, std::string_view oid, const std::string &path,
+                     uint64_t size, uint64_t a, uint64_t e, const char *bytes) const;
 
   const std::string root_;
   const std::string live_;
@@ -107,6 +126,11 @@ class FileStore final : public sdk::ObjectStore {
   uint64_t capabilities_ = 0;
   std::atomic<uint64_t> committed_seq_{0};
   std::atomic<uint64_t> n_objects_{0};
+  mutable std::atomic<uint64_t> csum_failures_{0};
+  CsumPolicy csums_;  // block and zero_crc fixed at open; verify_old on the apply thread
+  // Set by apply, cleared by checkpoint: a close with nothing applied since
+  // the last checkpoint is a clean one (schema::clean_close_key).
+  bool dirty_since_checkpoint_ = false;
 };
 
 }  // namespace strata::filestore

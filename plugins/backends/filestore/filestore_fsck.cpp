@@ -5,14 +5,50 @@
 //   - two objects sharing one data file;
 //   - an indexed object whose data file is missing;
 //   - a data file whose size differs from the size in the index;
+//   - a block of an object's data that fails its checksum (each named with
+//     its byte range);
 //   - a data file no object references (orphan), or a stray name.
 // Meant for a quiescent store (no apply running).
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cstring>
 #include <unordered_set>
+#include <vector>
+
+#include "checksum/block_checksums.h"
 
 #include "filestore/filestore.h"
 #include "filestore/names.h"
 
 namespace strata::filestore {
+
+std::vector<std::string> FileStore::bad_blocks(const std::string &coll, const std::string &oid,
+                                               const schema::ObjectRecord &rec) const {
+  std::vector<std::string> bad;
+  const std::string path = data_.path(rec.file);
+  UniqueFd fd = open_file_if_exists(path, O_RDONLY);
+  if (!fd) return {"data file " + path + " is missing"};
+  const uint64_t B = csums_.block;
+  const uint64_t step = std::max<uint64_t>(B, 1 << 20);
+  std::vector<char> buf(step);
+  std::vector<uint32_t> stored(step / B);
+  for (uint64_t a = 0; a < rec.size; a += step) {
+    const uint64_t e = std::min(rec.size, a + step);
+    size_t got = pread_full(fd.get(), buf.data(), e - a, a, path);
+    std::memset(buf.data() + got, 0, e - a - got);
+    const uint64_t n = (e - a + B - 1) / B;
+    load_csums(*db_, coll, oid, csums_, a / B, n, stored.data());
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t bs = a + i * B, valid = std::min(B, rec.size - bs);
+      if (checksum::padded_block_crc(buf.data() + i * B, valid, B) == stored[i]) continue;
+      bad.push_back("block " + std::to_string(bs / B) + " (bytes " + std::to_string(bs) + ".." +
+                    std::to_string(bs + valid) + ") of data file " + path +
+                    " fails its checksum");
+    }
+  }
+  return bad;
+}
 
 int64_t FileStore::fsck() {
   int64_t problems = 0;
@@ -55,6 +91,8 @@ int64_t FileStore::fsck() {
     } else if (info->size != rec->size) {
       report("data file " + data_.path(rec->file) + " of " + obj + " has " +
              std::to_string(info->size) + " bytes, the index says " + std::to_string(rec->size));
+    } else if (csums_.enabled()) {
+      for (const std::string &bad : bad_blocks(coll, oid, *rec)) report(obj + ": " + bad);
     }
   }
 

@@ -1,7 +1,12 @@
 // FileStore read side: safe from any thread, concurrently with apply. Reads
 // see committed metadata (the database, not a transaction's overlay) and the
 // data files through the shared descriptor cache.
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <vector>
+
+#include "checksum/block_checksums.h"
 
 #include "filestore/filestore.h"
 #include "filestore/large_read.h"
@@ -42,19 +47,80 @@ schema::ObjectRecord FileStore::locate(std::string_view coll, std::string_view o
   return *rec;
 }
 
+void FileStore::data_damaged(const std::string &what) const {
+  uint64_t n = csum_failures_.fetch_add(1) + 1;
+  log_.log(STRATA_LOG_ERROR, "store %s: %s (%llu checksum failure%s since open)", root_.c_str(),
+           what.c_str(), static_cast<unsigned long long>(n), n == 1 ? "" : "s");
+  throw sdk::Error(EIO, what);
+}
+
+void FileStore::verify_blocks(std::string_view coll, std::string_view oid,
+                              const std::string &path, uint64_t size, uint64_t a, uint64_t e,
+                              const char *bytes) const {
+  const uint64_t B = csums_.block;
+  const uint64_t first = a / B, n = (e - a + B - 1) / B;
+  std::vector<uint32_t> stored(n);
+  load_csums(*db_, coll, oid, csums_, first, n, stored.data());
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t bs = (first + i) * B;
+    const uint64_t valid = std::min(B, size - bs);
+    uint32_t actual = checksum::padded_block_crc(bytes + (bs - a), valid, B);
+    if (actual == stored[i]) continue;
+    char what[160];
+    std::snprintf(what, sizeof what, "block %llu (bytes %llu..%llu) fails its checksum (stored %08x, found %08x)",
+                  static_cast<unsigned long long>(first + i), static_cast<unsigned long long>(bs),
+                  static_cast<unsigned long long>(bs + valid), stored[i], actual);
+    data_damaged(std::string(what) + " in data file " + path + " of " + describe_object(coll, oid));
+  }
+}
+
 uint64_t FileStore::read(std::string_view coll, std::string_view oid, uint64_t off, uint64_t len,
                          void *buf) {
   schema::ObjectRecord rec = locate(coll, oid);
   if (off >= rec.size || len == 0) return 0;
   uint64_t n = len < rec.size - off ? len : rec.size - off;
+  const std::string path = data_.path(rec.file);
   SharedFd fd = data_.open_for_read(rec.file);
-  if (!fd)
-    throw sdk::Error(EIO, "data file " + data_.path(rec.file) + " of " +
-                              describe_object(coll, oid) + " is missing");
-  size_t got = n >= kDirectReadMin ? read_large(fd->get(), data_.path(rec.file), buf, n, off)
-                                   : pread_full(fd->get(), buf, n, off, data_.path(rec.file));
-  // A data file shorter than the index says (only after damage) reads as a hole.
-  if (got < n) std::memset(static_cast<char *>(buf) + got, 0, n - got);
+  if (!fd) {
+    if (csums_.enabled())
+      data_damaged("data file " + path + " of " + describe_object(coll, oid) + " (" +
+                   std::to_string(rec.size) + " bytes) is missing");
+    throw sdk::Error(EIO, "data file " + path + " of " + describe_object(coll, oid) + " is missing");
+  }
+  if (!csums_.enabled()) {
+    size_t got = n >= kDirectReadMin ? read_large(fd->get(), path, buf, n, off)
+                                     : pread_full(fd->get(), buf, n, off, path);
+    // A data file shorter than the index says (only after damage) reads as a hole.
+    if (got < n) std::memset(static_cast<char *>(buf) + got, 0, n - got);
+    return n;
+  }
+
+  // Whole checksum blocks [a, e) around the range, e clipped to the size.
+  const uint64_t B = csums_.block;
+  const uint64_t a = off / B * B;
+  const uint64_t e = std::min(rec.size, (off + n + B - 1) / B * B);
+  std::vector<char> whole;
+  char *bytes = static_cast<char *>(buf);
+  if (a != off || e != off + n) {
+    whole.resize(e - a);
+    bytes = whole.data();
+  }
+  size_t got = e - a >= kDirectReadMin ? read_large(fd->get(), path, bytes, e - a, a)
+                                       : pread_full(fd->get(), bytes, e - a, a, path);
+  try {
+    if (stat_fd(fd->get(), path).links == 0)
+      data_damaged("data file " + path + " of " + describe_object(coll, oid) +
+                   " was deleted under the running store");
+    if (got < e - a)
+      data_damaged("data file " + path + " of " + describe_object(coll, oid) + " ends at byte " +
+                   std::to_string(a + got) + ", the index says " + std::to_string(rec.size) +
+                   " bytes");
+    verify_blocks(coll, oid, path, rec.size, a, e, bytes);
+  } catch (...) {
+    std::memset(buf, 0, n);  // never hand out bytes that failed their check
+    throw;
+  }
+  if (bytes != buf) std::memcpy(buf, bytes + (off - a), n);
   return n;
 }
 

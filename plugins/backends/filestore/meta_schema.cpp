@@ -12,6 +12,7 @@ constexpr char kObject = 'O';
 constexpr char kXattr = 'X';
 constexpr char kOmap = 'M';
 constexpr char kHeader = 'H';
+constexpr char kCsum = 'K';
 constexpr char kSingleton = 'S';
 constexpr uint8_t kRecordVersion = 1;
 
@@ -70,7 +71,8 @@ KeyRange all_collections() { return range_of(std::string(1, kCollection)); }
 
 CollectionRanges collection_ranges(std::string_view coll) {
   return {range_of(table_prefix(kObject, coll)), range_of(table_prefix(kXattr, coll)),
-          range_of(table_prefix(kOmap, coll)), range_of(table_prefix(kHeader, coll))};
+          range_of(table_prefix(kOmap, coll)), range_of(table_prefix(kHeader, coll)),
+          range_of(table_prefix(kCsum, coll))};
 }
 
 std::string object_key(std::string_view coll, std::string_view oid) {
@@ -118,8 +120,20 @@ std::string omap_header_key(std::string_view coll, std::string_view oid) {
   return table_prefix(kHeader, coll, oid);
 }
 
+std::string csum_key(std::string_view coll, std::string_view oid, uint64_t group) {
+  std::string k = table_prefix(kCsum, coll, oid);
+  for (int i = 7; i >= 0; --i) k.push_back(static_cast<char>((group >> (8 * i)) & 0xff));
+  return k;
+}
+
+KeyRange csums_of(std::string_view coll, std::string_view oid) {
+  return range_of(table_prefix(kCsum, coll, oid));
+}
+
 std::string committed_seq_key() { return std::string(1, kSingleton) + "committed_seq"; }
 std::string format_key() { return std::string(1, kSingleton) + "format"; }
+std::string csum_block_size_key() { return std::string(1, kSingleton) + "csum_block_size"; }
+std::string clean_close_key() { return std::string(1, kSingleton) + "clean_close"; }
 
 std::string encode_u64(uint64_t v) {
   std::string out;

@@ -10,6 +10,7 @@
 //   'X' coll oid <raw name>   -> value          xattrs
 //   'M' coll oid <raw key>    -> value          omap entries
 //   'H' coll oid              -> value          omap header
+//   'K' coll oid <u64 group>  -> crc32c words   data block checksums (data_csums.h)
 //   'S' <raw name>            -> value          store singletons (committed seq)
 //
 // Putting the table first means one delete_range per table removes a whole
@@ -46,7 +47,7 @@ KeyRange all_collections();
 // Every key of every table that belongs to `coll` (its objects, xattrs, omap
 // and headers), one range per table, plus the collection key itself.
 struct CollectionRanges {
-  KeyRange objects, xattrs, omap, headers;
+  KeyRange objects, xattrs, omap, headers, csums;
 };
 CollectionRanges collection_ranges(std::string_view coll);
 
@@ -66,7 +67,18 @@ std::string omap_key(std::string_view coll, std::string_view oid, std::string_vi
 KeyRange omap_of(std::string_view coll, std::string_view oid);
 std::string omap_header_key(std::string_view coll, std::string_view oid);
 
+// Checksum group `group` of the object's data blocks (data_csums.h); the
+// group index is big-endian so that groups sort in block order.
+std::string csum_key(std::string_view coll, std::string_view oid, uint64_t group);
+KeyRange csums_of(std::string_view coll, std::string_view oid);
+
 std::string committed_seq_key();
+// The checksum block size fixed at mkfs; a store made before checksums
+// existed has none (its reads are not verified).
+std::string csum_block_size_key();
+// Present while the store is closed cleanly (written at close after a final
+// checkpoint, removed at open): without it, open follows a crash.
+std::string clean_close_key();
 std::string format_key();
 // Version of this layout, stored under format_key() at mkfs.
 inline constexpr std::string_view kFormat = "strata-filestore-1";

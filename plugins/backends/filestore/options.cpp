@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "checksum/block_checksums.h"
+
 namespace strata::filestore {
 
 FileStoreOptions FileStoreOptions::from(const sdk::OpenArgs &args) {
@@ -14,6 +16,12 @@ FileStoreOptions FileStoreOptions::from(const sdk::OpenArgs &args) {
   long long cache = args.option_int("meta_cache_bytes", 32ll << 20);
   if (cache < 0) throw sdk::make_error(EINVAL, "meta_cache_bytes = %lld: must be >= 0", cache);
   o.meta_cache_bytes = static_cast<size_t>(cache);
+  long long block = args.option_int("csum_block_size", 4 << 10);
+  if (block != 0 && !checksum::valid_block_size(static_cast<uint64_t>(block < 0 ? 0 : block)))
+    throw sdk::make_error(EINVAL,
+                          "csum_block_size = %lld: must be a power of two in 4K..1M (or 0: none)",
+                          block);
+  o.csum_block_size = static_cast<uint64_t>(block);
   return o;
 }
 

@@ -22,10 +22,16 @@ inline constexpr strata_option_spec kAllowAnyFsOption = {
     "allow_any_fs", STRATA_OPT_BOOL, "false", nullptr,
     "skip the file-system type check (tests and development only)"};
 
+inline constexpr strata_option_spec kCsumBlockOption = {
+    "csum_block_size", STRATA_OPT_INT, "4K", nullptr,
+    "object data is checksummed (crc32c) in blocks of this size (4K..1M, a power of two); "
+    "every read verifies the blocks it touches; 0 = no checksums; fixed at mkfs"};
+
 struct FileStoreOptions {
   kvdb::Engine meta_engine = kvdb::Engine::rocksdb;
   size_t fd_cache_size = 1024;
   size_t meta_cache_bytes = 32u << 20;
+  uint64_t csum_block_size = 4 << 10;
 
   // Throws Error(EINVAL) for values out of range.
   static FileStoreOptions from(const sdk::OpenArgs &args);

@@ -98,7 +98,7 @@ FileInfo stat_fd(int fd, std::string_view what) {
   struct stat st;
   if (::fstat(fd, &st) != 0) throw_errno(errno, "stat " + std::string(what));
   return {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_blocks) * 512,
-          static_cast<uint64_t>(st.st_ino)};
+          static_cast<uint64_t>(st.st_ino), static_cast<uint64_t>(st.st_nlink)};
 }
 
 std::optional<FileInfo> stat_path(const std::string &path) {

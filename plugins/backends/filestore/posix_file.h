@@ -65,6 +65,7 @@ struct FileInfo {
   uint64_t size = 0;
   uint64_t allocated_bytes = 0;
   uint64_t inode = 0;
+  uint64_t links = 1;  // 0: the file was unlinked while open
 };
 FileInfo stat_fd(int fd, std::string_view what);
 // stat(2) by path; nullopt when it does not exist.

@@ -1,5 +1,7 @@
 #include "filestore/stage_area.h"
 
+#include "filestore/data_csums.h"
+
 #include "strata/cpp/plugin_support.hpp"
 
 #include <fcntl.h>
@@ -117,8 +119,13 @@ bool write_direct(const std::string &p, const void *data, size_t len) {
 
 }  // namespace
 
-uint64_t StageArea::write(const void *data, size_t len) {
+uint64_t StageArea::write(const void *data, size_t len, uint64_t csum_block) {
   uint64_t id = next_id_.fetch_add(1);
+  if (csum_block != 0) {
+    std::vector<uint32_t> crcs = compute_csums(static_cast<const char *>(data), len, csum_block);
+    std::lock_guard lock(mu_);
+    csums_.emplace(id, std::move(crcs));
+  }
   std::string p = path(id);
   if (!write_direct(p, data, len)) {
     UniqueFd fd = open_file(p, O_WRONLY | O_CREAT | O_EXCL);
@@ -127,6 +134,12 @@ uint64_t StageArea::write(const void *data, size_t len) {
   }
   fsync_fd(dir_fd_.get(), dir_);
   return id;
+}
+
+std::vector<uint32_t> StageArea::csums(uint64_t id) const {
+  std::lock_guard lock(mu_);
+  auto it = csums_.find(id);
+  return it == csums_.end() ? std::vector<uint32_t>{} : it->second;
 }
 
 void StageArea::mark_consumed(uint64_t id) {
@@ -142,7 +155,10 @@ std::vector<uint64_t> StageArea::consumed() const {
 void StageArea::drop_consumed(const std::vector<uint64_t> &ids) {
   for (uint64_t id : ids) unlink_if_exists(path(id));
   std::lock_guard lock(mu_);
-  for (uint64_t id : ids) consumed_.erase(id);
+  for (uint64_t id : ids) {
+    consumed_.erase(id);
+    csums_.erase(id);
+  }
 }
 
 void StageArea::release(uint64_t id) {
@@ -155,6 +171,8 @@ void StageArea::release(uint64_t id) {
   // No directory fsync: a crash that brings the file back leaves a stage no
   // transaction names, which release_unused removes at the next open.
   unlink_if_exists(path(id));
+  std::lock_guard lock(mu_);
+  csums_.erase(id);
 }
 
 void StageArea::release_unused() {
@@ -162,6 +180,7 @@ void StageArea::release_unused() {
   {
     std::lock_guard lock(mu_);
     keep = consumed_;
+    std::erase_if(csums_, [&](const auto &entry) { return !keep.count(entry.first); });
   }
   for (const std::string &name : list_dir(dir_)) {
     auto id = parse_stage_name(name);

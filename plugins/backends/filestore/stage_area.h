@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -35,8 +36,13 @@ class StageArea {
   std::string path(uint64_t id) const;
 
   // Writes `len` bytes to a new stage file and makes file and name durable
-  // (fdatasync + directory fsync). Returns its id (> 0).
-  uint64_t write(const void *data, size_t len);
+  // (fdatasync + directory fsync). Returns its id (> 0). With csum_block > 0
+  // the block checksums of the bytes are computed first, from the caller's
+  // memory, and kept for the transaction that binds the stage.
+  uint64_t write(const void *data, size_t len, uint64_t csum_block = 0);
+  // The checksums computed when stage `id` was written; empty if this
+  // process did not write it (a replay after a restart).
+  std::vector<uint32_t> csums(uint64_t id) const;
 
   // The apply thread bound stage `id` to an object.
   void mark_consumed(uint64_t id);
@@ -56,6 +62,7 @@ class StageArea {
   std::atomic<uint64_t> next_id_;
   mutable std::mutex mu_;
   std::set<uint64_t> consumed_;  // GUARDED_BY(mu_)
+  std::map<uint64_t, std::vector<uint32_t>> csums_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace strata::filestore

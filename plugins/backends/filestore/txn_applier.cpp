@@ -30,12 +30,14 @@ uint64_t checked_end(uint64_t offset, uint64_t length) {
 }  // namespace
 
 TxnApplier::TxnApplier(kvdb::Database &db, DataFiles &data, StageArea &stage,
-                       const sdk::Logger &log, bool guard_clones, RecordCache *cache)
+                       const sdk::Logger &log, bool guard_clones, const CsumPolicy &csums,
+                       RecordCache *cache)
     : db_(db),
       data_(data),
       stage_(stage),
       log_(log),
       guard_clones_(guard_clones),
+      csums_(csums),
       meta_(db),
       cache_(cache) {}
 
@@ -190,6 +192,16 @@ void TxnApplier::save(const Target &t) {
 
 SharedFd TxnApplier::open_data(const Target &t) { return data_.open_for_write(t.record->file); }
 
+template <class Fn>
+void TxnApplier::update_csums(const Target &t, int fd, Fn &&fn) {
+  if (!csums_.enabled()) return;
+  CsumEditor editor(meta_, t.coll, t.oid, csums_);
+  DataCsumUpdater updater(editor, csums_, fd, data_.path(t.record->file),
+                          describe_object(t.coll, t.oid));
+  fn(updater);
+  editor.flush();
+}
+
 void TxnApplier::remove_object(Target &t) {
   if (!t.record) return;
   // Unlink first: if we crash before the batch commits, replay finds the
@@ -200,6 +212,7 @@ void TxnApplier::remove_object(Target &t) {
   touched_.insert_or_assign(t.key, std::nullopt);
   erase_keys(schema::omap_of(t.coll, t.oid));
   erase_keys(schema::xattrs_of(t.coll, t.oid));
+  erase_keys(schema::csums_of(t.coll, t.oid));
   meta_.del(schema::omap_header_key(t.coll, t.oid));
   t.record.reset();
   --outcome_.object_delta;
@@ -248,7 +261,7 @@ void TxnApplier::remove_collection(std::string_view coll) {
   for (FileId f : files) data_.remove(f);  // before the index entries go
   outcome_.object_delta -= static_cast<int64_t>(files.size());
   schema::CollectionRanges r = schema::collection_ranges(coll);
-  for (const schema::KeyRange *range : {&r.objects, &r.xattrs, &r.omap, &r.headers})
+  for (const schema::KeyRange *range : {&r.objects, &r.xattrs, &r.omap, &r.headers, &r.csums})
     meta_.delete_range(range->begin, range->end);
   meta_.del(schema::collection_key(coll));
 }
@@ -258,6 +271,9 @@ void TxnApplier::write(Target &t, uint64_t offset, std::string_view data, FileId
   schema::ObjectRecord &rec = ensure(t, fresh);
   SharedFd fd = open_data(t);
   if (!data.empty()) {
+    update_csums(t, fd->get(), [&](DataCsumUpdater &u) {
+      u.write(offset, data.data(), data.size(), rec.size);
+    });
     pwrite_all(fd->get(), data.data(), data.size(), offset, data_.path(rec.file));
   }
   if (end > rec.size) {
@@ -271,6 +287,7 @@ void TxnApplier::write_full(Target &t, std::string_view data, FileId fresh) {
   schema::ObjectRecord &rec = ensure(t, fresh);
   SharedFd fd = open_data(t);
   std::string path = data_.path(rec.file);
+  update_csums(t, fd->get(), [&](DataCsumUpdater &u) { u.replace(data.data(), data.size()); });
   if (!data.empty()) pwrite_all(fd->get(), data.data(), data.size(), 0, path);
   // Overwrite, then cut: the blocks in [0, size) are reused instead of being
   // freed and allocated again.
@@ -285,6 +302,7 @@ void TxnApplier::truncate(Target &t, uint64_t size, FileId fresh) {
   checked_end(size, 0);
   schema::ObjectRecord &rec = ensure(t, fresh);
   SharedFd fd = open_data(t);
+  update_csums(t, fd->get(), [&](DataCsumUpdater &u) { u.truncate(rec.size, size); });
   truncate_fd(fd->get(), size, data_.path(rec.file));
   if (rec.size != size) {
     rec.size = size;
@@ -298,6 +316,7 @@ void TxnApplier::zero(Target &t, uint64_t offset, uint64_t length, FileId fresh)
   uint64_t n = length < rec.size - offset ? length : rec.size - offset;
   if (n == 0) return;
   SharedFd fd = open_data(t);
+  update_csums(t, fd->get(), [&](DataCsumUpdater &u) { u.write(offset, nullptr, n, rec.size); });
   zero_range(fd->get(), offset, n, data_.path(rec.file));
 }
 
@@ -325,6 +344,9 @@ void TxnApplier::clone(Target &src, std::string_view dst_name, FileId src_fresh,
 
   copy_keys(schema::xattrs_of(src.coll, src.oid), schema::xattrs_of(dst.coll, dst.oid).begin);
   copy_keys(schema::omap_of(src.coll, src.oid), schema::omap_of(dst.coll, dst.oid).begin);
+  // The copy's blocks are the source's, so are their checksums (a corrupt
+  // source block stays detectable in the copy).
+  copy_keys(schema::csums_of(src.coll, src.oid), schema::csums_of(dst.coll, dst.oid).begin);
   std::string header;
   if (meta_.get(schema::omap_header_key(src.coll, src.oid), &header))
     meta_.put(schema::omap_header_key(dst.coll, dst.oid), header);
@@ -372,6 +394,19 @@ void TxnApplier::write_staged(Target &t, uint64_t stage_id, uint64_t length, Fil
   SharedFd fd = data_.open_for_write(fresh);
   std::string path = data_.path(fresh);
   if (stat_fd(fd->get(), path).size != length) truncate_fd(fd->get(), length, path);
+  update_csums(t, fd->get(), [&](DataCsumUpdater &u) {
+    const uint64_t blocks = length / csums_.block + (length % csums_.block != 0);
+    std::vector<uint32_t> crcs = stage_.csums(stage_id);
+    if (crcs.size() != blocks) {
+      // Staged before a restart (a replay): the stage file, pristine until
+      // the next checkpoint, is now the data file; checksum its bytes.
+      std::vector<char> bytes(length);
+      size_t got = pread_full(fd->get(), bytes.data(), length, 0, path);
+      crcs = compute_csums(bytes.data(), got, csums_.block);
+      crcs.resize(blocks, csums_.zero_crc);
+    }
+    u.replace_with(crcs.data(), length);
+  });
   save(t);
   stage_.mark_consumed(stage_id);
 }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "filestore/data_csums.h"
 #include "filestore/data_files.h"
 #include "filestore/meta_schema.h"
 #include "filestore/record_cache.h"
@@ -38,8 +39,9 @@ class TxnApplier {
   // no rollback), so CLONE needs the replay guard described at clone().
   // `cache` (may be null) serves records this transaction has not touched;
   // commit() updates it.
+  // `csums` says how the store checksums data (data_csums.h).
   TxnApplier(kvdb::Database &db, DataFiles &data, StageArea &stage, const sdk::Logger &log,
-             bool guard_clones, RecordCache *cache = nullptr);
+             bool guard_clones, const CsumPolicy &csums, RecordCache *cache = nullptr);
 
   struct Outcome {
     int64_t object_delta = 0;  // change in the number of objects
@@ -70,6 +72,10 @@ class TxnApplier {
   // Unlinks the data file, then drops the record, xattrs, omap and header.
   void remove_object(Target &t);
   SharedFd open_data(const Target &t);
+  // Updates the checksums of t's data through `fn(DataCsumUpdater &)`, run
+  // before the data file changes; nothing for a store without checksums.
+  template <class Fn>
+  void update_csums(const Target &t, int fd, Fn &&fn);
 
   void apply_op(const strata_op &op, uint64_t seq, uint32_t index);
   void make_collection(std::string_view coll);
@@ -95,6 +101,7 @@ class TxnApplier {
   StageArea &stage_;
   const sdk::Logger &log_;
   const bool guard_clones_;
+  const CsumPolicy &csums_;
   // After a successful commit: what this transaction did to records.
   void publish();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kv/chunk_image.h"
 #include "strata/cpp/plugin_support.hpp"
 
 namespace strata::kv {
@@ -39,14 +40,22 @@ class RangeFiller {
 }  // namespace
 
 void read_chunks(const kvdb::Database &db, const ObjectKeys &obj, uint64_t chunk_size,
-                 uint64_t offset, uint64_t length, char *out) {
+                 uint64_t csum_block, uint64_t offset, uint64_t length, char *out) {
   if (length == 0) return;
   RangeFiller fill(offset, length, out);
+  // The chunk's bytes, its blocks that overlap the range verified.
+  auto bytes_of = [&](uint64_t index, std::string_view stored) {
+    const uint64_t start = index * chunk_size;
+    const uint64_t begin = std::max(offset, start) - start;
+    const uint64_t end = std::min(offset + length, start + chunk_size) - start;
+    return verified_chunk_bytes(stored, csum_block, start, begin, end);
+  };
   const uint64_t first = offset / chunk_size;
   const uint64_t last = (offset + length - 1) / chunk_size;
   if (first == last) {
     std::string bytes;
-    if (db.get(obj.chunk(first), &bytes)) fill.add(first * chunk_size, bytes);
+    if (db.get(obj.chunk(first), &bytes))
+      fill.add(first * chunk_size, bytes_of(first, bytes));
   } else {
     auto it = db.iterate({obj.chunk(first), obj.chunk(last + 1)});
     const size_t index_at = obj.payload().size() + 1;  // after the 'D' part tag
@@ -55,7 +64,7 @@ void read_chunks(const kvdb::Database &db, const ObjectKeys &obj, uint64_t chunk
       uint64_t index = 0;
       if (!kvdb::keys::next_u64(suffix, index) || !suffix.empty())
         throw sdk::Error(EUCLEAN, "malformed chunk key in object data");
-      fill.add(index * chunk_size, it->value());
+      fill.add(index * chunk_size, bytes_of(index, it->value()));
     }
   }
   fill.finish();

@@ -31,13 +31,13 @@ void ChunkWriter::write(const ObjectKeys &obj, uint64_t size, uint64_t offset,
     const uint64_t content_end = size > chunk_start ? std::min(chunk_size_, size - chunk_start) : 0;
 
     std::string key = obj.chunk(index);
-    std::string bytes;
+    std::string stored;
     bool replaces_all = begin_in == 0 && end_in >= content_end;
-    if (!replaces_all) txn_.get(key, &bytes);
-    if (bytes.size() < end_in) bytes.resize(end_in, '\0');
-    std::memcpy(bytes.data() + begin_in, data.data() + (chunk_start + begin_in - offset),
-                end_in - begin_in);
-    store(std::move(key), std::move(bytes), content_end > 0);
+    if (!replaces_all) txn_.get(key, &stored);
+    ChunkImage chunk(std::move(stored), csum_block_, chunk_start);
+    chunk.overwrite(begin_in,
+                    data.substr(chunk_start + begin_in - offset, end_in - begin_in));
+    store(std::move(key), std::move(chunk), content_end > 0);
   }
 }
 
@@ -67,13 +67,15 @@ void ChunkWriter::zero_within_chunk(const ObjectKeys &obj, uint64_t index, uint6
     txn_.del(key);
     return;
   }
-  std::string bytes;
-  if (!txn_.get(key, &bytes) || begin >= bytes.size()) return;
-  if (end >= bytes.size())
-    bytes.resize(begin);  // the zeroed tail need not be stored
+  std::string stored;
+  if (!txn_.get(key, &stored)) return;
+  ChunkImage chunk(std::move(stored), csum_block_, index * chunk_size_);
+  if (begin >= chunk.bytes().size()) return;
+  if (end >= chunk.bytes().size())
+    chunk.resize(begin);  // the zeroed tail need not be stored
   else
-    std::memset(bytes.data() + begin, 0, end - begin);
-  store(std::move(key), std::move(bytes), true);
+    chunk.zero(begin, end);
+  store(std::move(key), std::move(chunk), true);
 }
 
 void ChunkWriter::truncate(const ObjectKeys &obj, uint64_t size, uint64_t new_size) {
@@ -83,10 +85,13 @@ void ChunkWriter::truncate(const ObjectKeys &obj, uint64_t size, uint64_t new_si
   if (had > keep) erase_chunks(obj, keep, had);
   if (const uint64_t tail = new_size % chunk_size_; tail != 0) {
     std::string key = obj.chunk(new_size / chunk_size_);
-    std::string bytes;
-    if (txn_.get(key, &bytes) && bytes.size() > tail) {
-      bytes.resize(tail);
-      store(std::move(key), std::move(bytes), true);
+    std::string stored;
+    if (txn_.get(key, &stored)) {
+      ChunkImage chunk(std::move(stored), csum_block_, new_size / chunk_size_ * chunk_size_);
+      if (chunk.bytes().size() > tail) {
+        chunk.resize(tail);
+        store(std::move(key), std::move(chunk), true);
+      }
     }
   }
 }
@@ -104,9 +109,9 @@ void ChunkWriter::erase_chunks(const ObjectKeys &obj, uint64_t first, uint64_t e
   erase_keys(txn_, obj.chunk(first), obj.chunk(end_index));
 }
 
-void ChunkWriter::store(std::string &&key, std::string &&bytes, bool may_exist) {
-  if (!all_zero(bytes))
-    txn_.put(std::move(key), std::move(bytes));
+void ChunkWriter::store(std::string &&key, ChunkImage &&chunk, bool may_exist) {
+  if (!all_zero(chunk.bytes()))
+    txn_.put(std::move(key), std::move(chunk).encode());
   else if (may_exist)
     txn_.del(key);
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "kv/chunk_image.h"
 #include "kv/key_layout.h"
 #include "kvdb/kvdb.h"
 
@@ -21,7 +22,9 @@ namespace strata::kv {
 
 class ChunkWriter {
  public:
-  ChunkWriter(kvdb::Transaction &txn, uint64_t chunk_size) : txn_(txn), chunk_size_(chunk_size) {}
+  // csum_block: the checksum block size (chunk_image.h); 0 for none.
+  ChunkWriter(kvdb::Transaction &txn, uint64_t chunk_size, uint64_t csum_block)
+      : txn_(txn), chunk_size_(chunk_size), csum_block_(csum_block) {}
 
   // Stores `data` at `offset` of an object whose size is `size`. The caller
   // updates the size (and checked that offset + data.size() does not wrap).
@@ -46,10 +49,11 @@ class ChunkWriter {
   void erase_chunks(const ObjectKeys &obj, uint64_t first, uint64_t end_index);
   // Puts the chunk, or deletes it when it holds only zeros (stays sparse);
   // a delete is only emitted if the chunk may exist.
-  void store(std::string &&key, std::string &&bytes, bool may_exist);
+  void store(std::string &&key, ChunkImage &&chunk, bool may_exist);
 
   kvdb::Transaction &txn_;
   uint64_t chunk_size_;
+  uint64_t csum_block_;
 };
 
 }  // namespace strata::kv

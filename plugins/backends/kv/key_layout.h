@@ -3,7 +3,8 @@
 //   M<name>                                  store metadata (format, chunk size, seq, ...)
 //   C<coll>                                  a collection exists (empty value)
 //   O<coll><oid>                             an object's onode (its size)
-//   P<coll><oid>D<u64 chunk index>           data chunk (may be short or absent: zeros)
+//   P<coll><oid>D<u64 chunk index>           data chunk + its block checksums (chunk_image.h;
+//                                            may be short or absent: zeros)
 //   P<coll><oid>H                            omap header
 //   P<coll><oid>K<omap key>                  omap entry
 //   P<coll><oid>X<xattr name>                xattr
@@ -38,6 +39,9 @@ constexpr char kXattr = 'X';
 namespace meta {
 constexpr std::string_view kFormat = "Mformat";
 constexpr std::string_view kChunkSize = "Mchunk_size";
+// Checksum block size fixed at mkfs (chunk_image.h); absent in stores made
+// before checksums, whose chunks carry none.
+constexpr std::string_view kCsumBlock = "Mcsum_block_size";
 constexpr std::string_view kSeq = "Mseq";
 constexpr std::string_view kObjects = "Mobjects";
 }  // namespace meta

@@ -10,6 +10,7 @@
 // result is their number.
 #include <set>
 
+#include "kv/chunk_image.h"
 #include "kv/key_layout.h"
 #include "kv/kv_store.h"
 #include "kv/onode.h"
@@ -60,7 +61,8 @@ int64_t KvStore::fsck() {
           } catch (const sdk::Error &e) {
             problem(e.what());
           }
-        } else if (key != meta::kFormat && key != meta::kChunkSize && key != meta::kSeq) {
+        } else if (key != meta::kFormat && key != meta::kChunkSize && key != meta::kSeq &&
+                   key != meta::kCsumBlock) {
           problem("unknown metadata key '" + std::string(rest) + "'");
         }
         break;
@@ -115,7 +117,14 @@ int64_t KvStore::fsck() {
             break;
           }
           const uint64_t start = index * chunk_size_;
-          const size_t len = it->value().size();
+          size_t len = 0;
+          try {
+            // Every block of the chunk against its checksum.
+            len = verified_chunk_bytes(it->value(), csum_block_, start, 0, chunk_size_).size();
+          } catch (const sdk::Error &e) {
+            problem("object " + describe(coll, oid) + " has a bad block: " + e.what());
+            break;
+          }
           if (index >= owner.size / chunk_size_ + 1 || start >= owner.size)
             problem("chunk " + std::to_string(index) + " of " + describe(coll, oid) +
                     " lies beyond its size " + std::to_string(owner.size));

@@ -48,6 +48,7 @@ void KvStore::mkfs(const sdk::OpenArgs &args) {
   kvdb::Batch meta_batch;
   meta_batch.put(meta::kFormat, encode_u64(kFormatVersion));
   meta_batch.put(meta::kChunkSize, encode_u64(opts.chunk_size));
+  meta_batch.put(meta::kCsumBlock, encode_u64(opts.csum_block_size));
   meta_batch.put(meta::kSeq, encode_u64(0));
   meta_batch.put(meta::kObjects, encode_u64(0));
   db->write(meta_batch, {.sync = true});
@@ -88,6 +89,15 @@ std::unique_ptr<KvStore> KvStore::open(const sdk::OpenArgs &args) {
                     "new stores only)",
                     path.c_str(), static_cast<unsigned long long>(store->chunk_size_),
                     static_cast<unsigned long long>(opts.chunk_size));
+  if (std::string bytes; store->db_->get(meta::kCsumBlock, &bytes)) {
+    store->csum_block_ = decode_u64(bytes, path + ": metadata csum_block_size");
+    if (store->csum_block_ != 0 && store->chunk_size_ % store->csum_block_ != 0)
+      throw sdk::Error(EUCLEAN, "kv open: " + path + ": damaged csum_block_size");
+  } else {
+    store->log_.log(STRATA_LOG_WARN,
+                    "kv %s was made before data checksums: its reads are not verified",
+                    path.c_str());
+  }
   store->applied_seq_ = read_meta(*store->db_, meta::kSeq);
   store->durable_seq_ = store->applied_seq_;
   store->objects_ = read_meta(*store->db_, meta::kObjects);
@@ -98,7 +108,15 @@ KvStore::KvStore(std::string path, std::unique_ptr<kvdb::Database> db, sdk::Logg
     : path_(std::move(path)), db_(std::move(db)), log_(log) {}
 
 uint64_t KvStore::capabilities() const {
-  return STRATA_OS_CAP_EXACT_REPLAY | STRATA_OS_CAP_SELF_DURABLE;
+  return STRATA_OS_CAP_EXACT_REPLAY | STRATA_OS_CAP_SELF_DURABLE |
+         (csum_block_ ? STRATA_OS_CAP_DATA_CHECKSUMS : 0);
+}
+
+void KvStore::checksum_failed(const sdk::Error &e) const {
+  uint64_t n = csum_failures_.fetch_add(1) + 1;
+  log_.log(STRATA_LOG_ERROR, "kv %s: %s (%llu checksum failure%s since open)", path_.c_str(),
+           e.what(), static_cast<unsigned long long>(n), n == 1 ? "" : "s");
+  throw e;
 }
 
 void KvStore::apply(const strata_txn &txn) {
@@ -107,13 +125,15 @@ void KvStore::apply(const strata_txn &txn) {
   if (txn.seq <= applied_seq_) return;
 
   kvdb::Transaction batch(*db_);
-  TxnApplier applier(batch, chunk_size_);
+  TxnApplier applier(batch, chunk_size_, csum_block_);
   for (size_t i = 0; i < txn.n_ops; ++i) {
     try {
       applier.apply(txn.ops[i]);
     } catch (const sdk::Error &e) {
-      throw sdk::Error(e.code(), "kv " + path_ + ": txn " + std::to_string(txn.seq) + " op " +
-                                     std::to_string(i) + ": " + e.what());
+      sdk::Error err(e.code(), "kv " + path_ + ": txn " + std::to_string(txn.seq) + " op " +
+                                   std::to_string(i) + ": " + e.what());
+      if (e.code() == -EIO) checksum_failed(err);
+      throw err;
     }
   }
   batch.put(meta::kSeq, encode_u64(txn.seq));

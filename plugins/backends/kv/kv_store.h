@@ -50,6 +50,10 @@ class KvStore final : public sdk::ObjectStore {
   strata_store_usage usage() override;
   int64_t fsck() override;
 
+  // Reads and writes that found a block failing its checksum since open;
+  // each one is also logged as an error naming the object and the block.
+  uint64_t checksum_failures() const { return csum_failures_.load(); }
+
  private:
   KvStore(std::string path, std::unique_ptr<kvdb::Database> db, sdk::Logger log);
 
@@ -63,7 +67,12 @@ class KvStore final : public sdk::ObjectStore {
   std::string path_;
   std::unique_ptr<kvdb::Database> db_;
   sdk::Logger log_;
+  // Counts and logs a checksum failure on `what` (an object), then rethrows.
+  [[noreturn]] void checksum_failed(const sdk::Error &e) const;
+
   uint64_t chunk_size_ = 0;
+  uint64_t csum_block_ = 0;  // 0: a store made before checksums
+  mutable std::atomic<uint64_t> csum_failures_{0};
   // Seq of the last applied transaction (as stored in the database).
   uint64_t applied_seq_ = 0;
   // Seq up to which the applied state is known durable.

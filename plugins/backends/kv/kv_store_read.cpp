@@ -2,6 +2,8 @@
 // the host never reads an object while a transaction on it is in flight.
 #include <sys/statvfs.h>
 
+#include <cstring>
+
 #include "kv/chunk_reader.h"
 #include "kv/key_layout.h"
 #include "kv/kv_store.h"
@@ -27,7 +29,15 @@ uint64_t KvStore::read(std::string_view coll, std::string_view oid, uint64_t off
   const uint64_t size = object_size(coll, oid);
   if (off >= size) return 0;
   const uint64_t n = std::min(len, size - off);
-  read_chunks(*db_, ObjectKeys(coll, oid), chunk_size_, off, n, static_cast<char *>(buf));
+  try {
+    read_chunks(*db_, ObjectKeys(coll, oid), chunk_size_, csum_block_, off, n,
+                static_cast<char *>(buf));
+  } catch (const sdk::Error &e) {
+    if (e.code() != -EIO) throw;
+    std::memset(buf, 0, n);  // never hand out bytes that failed their check
+    checksum_failed(sdk::Error(EIO, "kv " + path_ + ": object " + describe(coll, oid) + ": " +
+                                        e.what()));
+  }
   return n;
 }
 

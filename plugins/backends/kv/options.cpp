@@ -2,9 +2,11 @@
 
 #include <string>
 
+#include "checksum/block_checksums.h"
+
 namespace strata::kv {
 
-const strata_option_spec kOptionSpecs[4] = {
+const strata_option_spec kOptionSpecs[5] = {
     {"kv_engine", STRATA_OPT_ENUM, "rocksdb", "rocksdb|leveldb",
      "embedded database holding the store; fixed at mkfs"},
     {"kv_chunk_size", STRATA_OPT_INT, "64K", nullptr,
@@ -13,6 +15,10 @@ const strata_option_spec kOptionSpecs[4] = {
     {"kv_cache_size", STRATA_OPT_INT, "64M", nullptr, "database block cache in bytes"},
     {"kv_write_buffer_size", STRATA_OPT_INT, "0", nullptr,
      "memtable size in bytes before it is written out; 0 = the engine's default"},
+    {"kv_csum_block_size", STRATA_OPT_INT, "4K", nullptr,
+     "chunk data is checksummed (crc32c) in blocks of this size (4K..1M, a power of two, at "
+     "most kv_chunk_size); every read verifies the blocks it touches; 0 = no checksums; fixed at "
+     "mkfs"},
 };
 
 namespace {
@@ -27,6 +33,13 @@ StoreOptions StoreOptions::from(const sdk::OpenArgs &args) {
   if (chunk < kMinChunk || chunk > kMaxChunk)
     throw sdk::Error(EINVAL, "kv_chunk_size " + std::to_string(chunk) + " is outside 4K..16M");
   o.chunk_size = static_cast<uint64_t>(chunk);
+  long long block = args.option_int("kv_csum_block_size", 4 << 10);
+  if (block != 0 && (!checksum::valid_block_size(static_cast<uint64_t>(block < 0 ? 0 : block)) ||
+                     o.chunk_size % static_cast<uint64_t>(block) != 0))
+    throw sdk::Error(EINVAL, "kv_csum_block_size " + std::to_string(block) +
+                                 " must be a power of two in 4K..1M dividing kv_chunk_size "
+                                 "(or 0: none)");
+  o.csum_block_size = static_cast<uint64_t>(block);
   long long cache = args.option_int("kv_cache_size", 64 << 20);
   if (cache < 0) throw sdk::Error(EINVAL, "kv_cache_size must not be negative");
   o.cache_bytes = static_cast<uint64_t>(cache);

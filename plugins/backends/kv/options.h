@@ -10,11 +10,12 @@
 namespace strata::kv {
 
 // The keys the host validates (and fills defaults for) in the [osd] section.
-extern const strata_option_spec kOptionSpecs[4];
+extern const strata_option_spec kOptionSpecs[5];
 
 struct StoreOptions {
   kvdb::Engine engine = kvdb::Engine::rocksdb;
   uint64_t chunk_size = 64 << 10;  // fixed at mkfs
+  uint64_t csum_block_size = 4 << 10;  // fixed at mkfs; divides chunk_size
   uint64_t cache_bytes = 64 << 20;
   uint64_t write_buffer_bytes = 0;  // 0 = engine default
 

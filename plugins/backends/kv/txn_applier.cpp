@@ -19,8 +19,8 @@ namespace {
 
 }  // namespace
 
-TxnApplier::TxnApplier(kvdb::Transaction &txn, uint64_t chunk_size)
-    : txn_(txn), chunks_(txn, chunk_size) {}
+TxnApplier::TxnApplier(kvdb::Transaction &txn, uint64_t chunk_size, uint64_t csum_block)
+    : txn_(txn), chunks_(txn, chunk_size, csum_block) {}
 
 void TxnApplier::apply(const strata_op &op) {
   std::string_view coll = view(op.collection);
@@ -37,7 +37,13 @@ void TxnApplier::apply(const strata_op &op) {
   if (op.object.len == 0) fail(EINVAL, op, "empty object name");
   require_collection(coll);
   Target t{coll, view(op.object), ObjectKeys(coll, view(op.object))};
-  apply_object_op(op, t);
+  try {
+    apply_object_op(op, t);
+  } catch (const sdk::Error &e) {
+    // A block that failed its checksum: name the object (other errors do).
+    if (e.code() != -EIO) throw;
+    fail(EIO, op, e.what());
+  }
 }
 
 void TxnApplier::apply_object_op(const strata_op &op, const Target &t) {

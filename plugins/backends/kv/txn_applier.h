@@ -23,7 +23,8 @@ namespace strata::kv {
 
 class TxnApplier {
  public:
-  TxnApplier(kvdb::Transaction &txn, uint64_t chunk_size);
+  // csum_block: the store's checksum block size (chunk_image.h), 0 for none.
+  TxnApplier(kvdb::Transaction &txn, uint64_t chunk_size, uint64_t csum_block = 0);
 
   // Throws Error naming the op and object on an invalid op.
   void apply(const strata_op &op);

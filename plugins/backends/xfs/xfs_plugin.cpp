@@ -25,7 +25,8 @@ class XfsBackend {
 };
 
 const strata_option_spec kOptions[] = {filestore::kMetaEngineOption, filestore::kFdCacheOption,
-                                       filestore::kMetaCacheOption, filestore::kAllowAnyFsOption};
+                                       filestore::kMetaCacheOption, filestore::kAllowAnyFsOption,
+                                       filestore::kCsumBlockOption};
 
 }  // namespace
 }  // namespace strata::xfs

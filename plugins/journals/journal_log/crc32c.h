@@ -1,12 +1,11 @@
-// CRC-32C (Castagnoli), the checksum of every journal record and superblock.
+// CRC-32C (Castagnoli), the checksum of every journal record and superblock:
+// the plugins' shared one (plugins/support/checksum).
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include "checksum/crc32c.h"
 
 namespace strata::journal {
 
-// The standard CRC-32C of `len` bytes ("123456789" -> 0xE3069283).
-uint32_t crc32c(const void *data, size_t len);
+using checksum::crc32c;
 
 }  // namespace strata::journal

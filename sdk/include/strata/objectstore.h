@@ -59,6 +59,11 @@ typedef struct strata_objectstore strata_objectstore; /* opaque, plugin-owned */
 #define STRATA_OS_CAP_CHEAP_CLONE (1ull << 3)
 /* stage_write/STRATA_OP_WRITE_STAGED are implemented (ABI 1.1). */
 #define STRATA_OS_CAP_STAGED_WRITES (1ull << 4)
+/* Reads verify block checksums of the data at rest: a read touching a block
+ * whose bytes fail their checksum, or whose data is missing, returns -EIO
+ * (the message names the object, the block and its offsets) and never the
+ * bytes. Without it the host must verify data by other means. Informational. */
+#define STRATA_OS_CAP_DATA_CHECKSUMS (1ull << 5)
 
 typedef enum strata_op_type {
   /* collection ops: only `collection` is used */
