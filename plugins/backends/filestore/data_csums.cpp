@@ -140,22 +140,34 @@ std::vector<uint32_t> compute_csums(const char *data, uint64_t len, uint64_t blo
   return out;
 }
 
-void DataCsumUpdater::read_block(uint64_t index, uint64_t valid, char *buf) {
+bool DataCsumUpdater::read_block(uint64_t index, uint64_t valid, char *buf) {
   const uint64_t B = p_.block;
   std::memset(buf, 0, B);
   size_t got = pread_full(fd_, buf, valid, index * B, path_);
-  if (!p_.verify_old) return;
+  if (!p_.verify_old) return true;
   uint32_t stored = ed_.get(index);
   uint32_t actual = checksum::padded_block_crc(buf, got, B);
-  if (got == valid && actual == stored) return;
+  if (got == valid && actual == stored) return true;
   p_.count_failure();
-  throw sdk::make_error(EIO,
-                        "block %llu (bytes %llu..%llu) of %s in data file %s fails its checksum "
-                        "(stored %08x, found %08x%s): refusing to write part of it",
-                        static_cast<unsigned long long>(index),
-                        static_cast<unsigned long long>(index * B),
-                        static_cast<unsigned long long>(index * B + valid), what_.c_str(),
-                        path_.c_str(), stored, actual, got < valid ? ", file too short" : "");
+  if (p_.log)
+    p_.log->log(STRATA_LOG_ERROR,
+                "block %llu (bytes %llu..%llu) of %s in data file %s fails its checksum (stored "
+                "%08x, found %08x%s) under a partial write: the block stays unreadable until it "
+                "is rewritten whole",
+                static_cast<unsigned long long>(index), static_cast<unsigned long long>(index * B),
+                static_cast<unsigned long long>(index * B + valid), what_.c_str(), path_.c_str(),
+                stored, actual, got < valid ? ", file too short" : "");
+  return false;
+}
+
+// The checksum a block gets: its bytes' CRC, or, when the bytes it kept were
+// already corrupt, a value that can never match them. The op is journaled
+// (acknowledged) before it is applied, so apply cannot refuse it; poisoning
+// keeps every later read of the block an EIO (which the OSD answers from a
+// replica and repairs) instead of blessing bad bytes with a fresh checksum.
+static uint32_t block_crc(const char *buf, uint64_t len, bool kept_bytes_ok) {
+  uint32_t crc = checksum::crc32c(buf, len);
+  return kept_bytes_ok ? crc : ~crc;
 }
 
 void DataCsumUpdater::write(uint64_t offset, const char *data, uint64_t len, uint64_t old_size) {
@@ -173,15 +185,16 @@ void DataCsumUpdater::write(uint64_t offset, const char *data, uint64_t len, uin
     // Bytes of the block this op keeps: below the old size, outside [from, to).
     const uint64_t old_end = std::clamp(old_size, bs, be);
     buf.resize(B);
+    bool ok = true;
     if (old_end > bs && (from > bs || to < old_end))
-      read_block(k, old_end - bs, buf.data());
+      ok = read_block(k, old_end - bs, buf.data());
     else
       std::memset(buf.data(), 0, B);
     if (data)
       std::memcpy(buf.data() + (from - bs), data + (from - offset), to - from);
     else
       std::memset(buf.data() + (from - bs), 0, to - from);
-    ed_.set(k, checksum::crc32c(buf.data(), B));
+    ed_.set(k, block_crc(buf.data(), B, ok));
   }
 }
 
@@ -191,8 +204,9 @@ void DataCsumUpdater::truncate(uint64_t old_size, uint64_t new_size) {
   if (uint64_t tail = new_size % B; tail != 0) {
     const uint64_t k = new_size / B;
     std::vector<char> buf(B);
-    read_block(k, std::min(old_size - k * B, B), buf.data());
-    ed_.set(k, checksum::padded_block_crc(buf.data(), tail, B));
+    const bool ok = read_block(k, std::min(old_size - k * B, B), buf.data());
+    const uint32_t crc = checksum::padded_block_crc(buf.data(), tail, B);
+    ed_.set(k, ok ? crc : ~crc);
     ed_.clear_from(k + 1);
   } else {
     ed_.clear_from(new_size / B);

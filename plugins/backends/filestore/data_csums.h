@@ -10,7 +10,9 @@
 // Every read verifies the blocks it touches (FileStore::read). Writes that
 // cover a block only in part read the block's current bytes and verify them
 // first: a block that fails its checksum is never given a fresh checksum over
-// its corrupt bytes; the write fails with EIO instead. The exception is
+// its corrupt bytes; it gets a poisoned one (the complement), so that it keeps
+// reading as EIO until it is rewritten whole (the write itself cannot fail: it
+// was acknowledged when it was journaled). The exception is
 // replay after a crash of a store whose replay is not exact (xfs): its data
 // files then hold a mixture of applied writes that the replayed ops settle,
 // each recomputing the checksums of the blocks it touches.
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "kvdb/kvdb.h"
+#include "strata/cpp/plugin_support.hpp"
 
 namespace strata::filestore {
 
@@ -37,6 +40,7 @@ struct CsumPolicy {
   // while replaying after a crash without exact replay).
   bool verify_old = true;
   std::atomic<uint64_t> *failures = nullptr;  // checksum mismatches seen
+  const sdk::Logger *log = nullptr;           // where mismatches under writes are reported
 
   bool enabled() const { return block != 0; }
   void count_failure() const {
@@ -94,9 +98,9 @@ class DataCsumUpdater {
   void replace_with(const uint32_t *crcs, uint64_t len);
 
  private:
-  // Block `index`'s current bytes [0, valid) into buf (zeros after), verified
-  // against its stored checksum.
-  void read_block(uint64_t index, uint64_t valid, char *buf);
+  // Block `index`'s current bytes [0, valid) into buf (zeros after); false
+  // (logged and counted) when they fail their stored checksum.
+  bool read_block(uint64_t index, uint64_t valid, char *buf);
 
   CsumEditor &ed_;
   const CsumPolicy &p_;

@@ -194,6 +194,7 @@ FileStore::FileStore(std::string root, std::string live, UniqueFd lock,
 
 void FileStore::open_checksums(const FileStoreOptions &options) {
   csums_.failures = &csum_failures_;
+  csums_.log = &log_;
   std::string bytes;
   if (!db_->get(schema::csum_block_size_key(), &bytes)) {
     log_.log(STRATA_LOG_WARN,

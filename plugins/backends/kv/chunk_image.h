@@ -9,8 +9,10 @@
 // Reads verify only the blocks they touch. A change to part of a chunk
 // recomputes the checksums of the blocks it touches and keeps the stored
 // ones of the others; a block that keeps some of its old bytes is verified
-// first, so a corrupt block never gets a fresh checksum over its bad bytes
-// (the change fails with EIO).
+// first, so a corrupt block never gets a fresh checksum over its bad bytes:
+// it is stored with a poisoned one (the complement) and keeps reading as EIO
+// until it is rewritten whole. The change itself cannot fail: it was
+// acknowledged when it was journaled.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,8 @@ class ChunkImage {
   void resize(uint64_t n);
   // The value to store: bytes and checksums.
   std::string encode() &&;
+  // Blocks found corrupt under a partial change (stored poisoned).
+  uint64_t poisoned_blocks() const { return n_poisoned_; }
 
  private:
   // The blocks overlapping [begin, end) are about to change: verify those
@@ -55,6 +59,8 @@ class ChunkImage {
   std::string bytes_;
   std::vector<uint32_t> crcs_;  // stored checksums, one per block
   std::vector<bool> dirty_;
+  std::vector<bool> poisoned_;
+  uint64_t n_poisoned_ = 0;
 };
 
 }  // namespace strata::kv

@@ -110,6 +110,7 @@ void ChunkWriter::erase_chunks(const ObjectKeys &obj, uint64_t first, uint64_t e
 }
 
 void ChunkWriter::store(std::string &&key, ChunkImage &&chunk, bool may_exist) {
+  poisoned_blocks_ += chunk.poisoned_blocks();
   if (!all_zero(chunk.bytes()))
     txn_.put(std::move(key), std::move(chunk).encode());
   else if (may_exist)

@@ -36,6 +36,9 @@ class ChunkWriter {
   // Drops every chunk of an object of `size` bytes.
   void erase_all(const ObjectKeys &obj, uint64_t size);
 
+  // Blocks found corrupt under partial changes so far (chunk_image.h).
+  uint64_t poisoned_blocks() const { return poisoned_blocks_; }
+
   // Chunks an object of `size` bytes may have: ceil(size / chunk_size).
   uint64_t chunk_count(uint64_t size) const {
     return size / chunk_size_ + (size % chunk_size_ != 0);
@@ -54,6 +57,7 @@ class ChunkWriter {
   kvdb::Transaction &txn_;
   uint64_t chunk_size_;
   uint64_t csum_block_;
+  uint64_t poisoned_blocks_ = 0;
 };
 
 }  // namespace strata::kv

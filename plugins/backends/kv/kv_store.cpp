@@ -136,6 +136,14 @@ void KvStore::apply(const strata_txn &txn) {
       throw err;
     }
   }
+  if (uint64_t bad = applier.poisoned_blocks(); bad != 0) {
+    uint64_t n = csum_failures_.fetch_add(bad) + bad;
+    log_.log(STRATA_LOG_ERROR,
+             "kv %s: txn %llu changed part of %llu block(s) that fail their checksum: they stay "
+             "unreadable until rewritten whole (%llu checksum failures since open)",
+             path_.c_str(), static_cast<unsigned long long>(txn.seq),
+             static_cast<unsigned long long>(bad), static_cast<unsigned long long>(n));
+  }
   batch.put(meta::kSeq, encode_u64(txn.seq));
   uint64_t objects = objects_.load();
   if (int64_t delta = applier.objects_delta(); delta != 0) {

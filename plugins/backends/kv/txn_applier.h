@@ -31,6 +31,8 @@ class TxnApplier {
 
   // Objects created minus objects removed so far.
   int64_t objects_delta() const { return objects_delta_; }
+  // Corrupt blocks kept unreadable under partial changes (chunk_image.h).
+  uint64_t poisoned_blocks() const { return chunks_.poisoned_blocks(); }
 
  private:
   // One object addressed by an op: its keys and (cached) onode.
