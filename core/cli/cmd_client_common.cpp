@@ -218,13 +218,11 @@ Status object_error(int rc, strata_ioctx_t io, const std::string &oid) {
   std::string acting;
   for (uint32_t i = 0; i < loc.n_acting; ++i)
     acting += (i ? "," : "") + std::to_string(loc.acting[i]);
-  std::string where =
-      loc.primary < 0
-          ? "no OSD serves its pg " + std::string(pg)
-          : "waited for osd." + std::to_string(loc.primary) + ", primary of pg " + pg +
-                " (acting [" + acting + "])";
-  return Status::Error(rc, st.message() + "; " + where + ", map epoch " +
-                               std::to_string(loc.epoch));
+  std::string where = loc.primary < 0 ? "no OSD serves its pg " + std::string(pg)
+                                      : "waited for osd." + std::to_string(loc.primary) +
+                                            ", primary of pg " + pg + " (acting [" + acting + "])";
+  return Status::Error(rc,
+                       st.message() + "; " + where + ", map epoch " + std::to_string(loc.epoch));
 }
 
 int fail(const std::string &cmd, const Status &st) {
@@ -243,9 +241,9 @@ Result<std::unique_ptr<Session>> Session::open(const CommonOptions &o) {
   // Every operation of a command ends: after --timeout (default 30 s)
   // unless --set client_op_timeout_ms=... says otherwise.
   bool op_timeout_set = false;
-  for (const std::string &x : o.sets)
-    op_timeout_set |= x.rfind("client_op_timeout_ms=", 0) == 0;
-  if (!op_timeout_set) overrides.push_back("client_op_timeout_ms=" + std::to_string(o.op_timeout_ms));
+  for (const std::string &x : o.sets) op_timeout_set |= x.rfind("client_op_timeout_ms=", 0) == 0;
+  if (!op_timeout_set)
+    overrides.push_back("client_op_timeout_ms=" + std::to_string(o.op_timeout_ms));
   if (!o.keyring.empty()) overrides.push_back("keyring=" + o.keyring);
   if (!o.mon_addr.empty()) overrides.push_back("mon_addr=" + o.mon_addr);
   std::vector<const char *> ptrs;

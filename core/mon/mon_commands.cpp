@@ -174,9 +174,11 @@ CommandReply cmd_status(const CommandState &st) {
   ClusterSummary s = st.stats->summary(*st.view);
   for (const auto &[id, h] : st.flap_holds) {
     std::string w = "osd." + std::to_string(id) + " held down: marked down " +
-                    std::to_string(h.markdowns) + " times in a short while (flapping); `strata osd unhold " +
-                    std::to_string(id) + "` lets it back";
-    if (st.flap_hold_ms) w += ", else it may boot after " + std::to_string(st.flap_hold_ms / 1000) + " s";
+                    std::to_string(h.markdowns) +
+                    " times in a short while (flapping); `strata osd unhold " + std::to_string(id) +
+                    "` lets it back";
+    if (st.flap_hold_ms)
+      w += ", else it may boot after " + std::to_string(st.flap_hold_ms / 1000) + " s";
     s.warnings.push_back(w);
   }
   if (!st.flap_holds.empty() && s.health == "HEALTH_OK") s.health = "HEALTH_WARN";

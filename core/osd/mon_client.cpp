@@ -6,8 +6,11 @@ namespace strata::osd {
 MonClient::MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
                      std::function<std::vector<msg::Message>()> on_connect,
                      msg::SessionKeepalive keepalive)
-    : messenger_(messenger), log_(log), mon_addr_(std::move(mon_addr)),
-      on_connect_(std::move(on_connect)), keepalive_(keepalive) {}
+    : messenger_(messenger),
+      log_(log),
+      mon_addr_(std::move(mon_addr)),
+      on_connect_(std::move(on_connect)),
+      keepalive_(keepalive) {}
 
 MonClient::~MonClient() { stop(); }
 
@@ -80,8 +83,7 @@ void MonClient::loop() {
         lk.lock();
       } else if (action == msg::SessionKeepalive::Action::kGiveUp) {
         std::string why = "no answer from the monitor at " + mon_addr_ + " for " +
-                          std::to_string(keepalive_.silent_for(now).count()) +
-                          " ms (keepalive)";
+                          std::to_string(keepalive_.silent_for(now).count()) + " ms (keepalive)";
         lk.unlock();
         c->close(why);
         lk.lock();

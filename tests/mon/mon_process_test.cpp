@@ -2,9 +2,9 @@
 // MonClients: subscriptions and pushes, commands, authentication, bad
 // input, and OSD life cycle through a fake OSD (a MonClient as osd.N).
 #include <arpa/inet.h>
-#include <signal.h>
 #include <capnp/message.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -444,9 +444,10 @@ bool osd_up(MonClient &c, int id) {
 
 }  // namespace
 
-TEST_CASE("an isolated OSD cannot report its peers down, and a flapping OSD is held down until "
-          "unhold",
-          "[process][osd]") {
+TEST_CASE(
+    "an isolated OSD cannot report its peers down, and a flapping OSD is held down until "
+    "unhold",
+    "[process][osd]") {
   MonFixture f(3, {{"mon_osd_flap_max_markdowns", "3"}, {"mon_osd_flap_window_ms", "60000"}});
   auto admin = started(f, "client.admin");
   FakeOsd a(f, 0, "h0"), b(f, 1, "h1"), c(f, 2, "h2");
