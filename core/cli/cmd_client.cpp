@@ -1,4 +1,4 @@
-// `strata status`, `strata osd tree|ls|out|in|down|reweight`, `strata pool
+// `strata status`, `strata osd tree|ls|out|in|down|reweight|unhold`, `strata pool
 // ls|create|rm|set|get`, `strata pg ls|scrub|repair`, `strata auth
 // ls|add|rm`: administrative commands. They run through the client library
 // (monitor commands; PG scrub/repair straight to the PG's primary) and
@@ -81,7 +81,8 @@ const char *kOsdUsage =
     "  ls                    OSD ids\n"
     "  out|in|down ID        take an OSD out of placement (its PGs move) / back in /\n"
     "                        mark it down until it boots again\n"
-    "  reweight ID WEIGHT    placement weight, e.g. 0.5\n";
+    "  reweight ID WEIGHT    placement weight, e.g. 0.5\n"
+    "  unhold ID             let an OSD held down for flapping boot again\n";
 
 const char *kPoolUsage =
     "usage: strata pool <command> [options]\n"
@@ -123,7 +124,7 @@ int cmd_osd_admin(std::vector<std::string> args) {
     if (!parse("osd " + sub, std::move(args), kOsdUsage, 0, 0, &p, &rc)) return rc;
     return run_mon("osd " + sub, p, "osd " + sub, {});
   }
-  if (sub == "out" || sub == "in" || sub == "down") {
+  if (sub == "out" || sub == "in" || sub == "down" || sub == "unhold") {
     if (!parse("osd " + sub, std::move(args), kOsdUsage, 1, 1, &p, &rc)) return rc;
     return run_mon("osd " + sub, p, "osd " + sub, {{"id", p.pos[0]}});
   }

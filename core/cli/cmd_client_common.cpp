@@ -1,6 +1,7 @@
 #include "cli/cmd_client_common.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -80,7 +81,9 @@ Result<CommonOptions> take_common_options(ArgList &args) {
   if (!timeout.empty()) {
     auto ms = parse_duration_ms(timeout);
     if (!ms.ok()) return ms.status().Context("--timeout");
+    if (*ms == 0) return Status::Error(EINVAL, "--timeout must be more than 0");
     o.timeout_ms = uint32_t(std::min<uint64_t>(*ms, UINT32_MAX));
+    o.op_timeout_ms = o.timeout_ms;
   }
   o.help = args.take_flag("--help", "-h");
   return o;
@@ -94,7 +97,9 @@ const char *common_options_help() {
          "  --mon-addr H:P     monitor address (default: the config's mon_addr)\n"
          "  --set key=value    override a config key (repeatable)\n"
          "  --format F         plain (default), json or json-pretty\n"
-         "  --timeout SECONDS  how long to wait for the cluster when connecting (default 10)\n";
+         "  --timeout SECONDS  how long to wait for the cluster: to connect (default 10) and\n"
+         "                     for each operation (default 30); on expiry the command says\n"
+         "                     what it waited for and exits 1\n";
 }
 
 Result<uint64_t> parse_bytes(const std::string &s) {
@@ -202,6 +207,24 @@ Status api_error(int rc, const std::string &what) {
   return Status::Error(rc, what + (msg && *msg ? std::string(": ") + msg : ""));
 }
 
+Status object_error(int rc, strata_ioctx_t io, const std::string &oid) {
+  Status st = api_error(rc, oid);
+  if (rc != -ETIMEDOUT) return st;
+  strata_object_location loc{};
+  loc.struct_size = sizeof loc;
+  if (strata_object_locate(io, oid.c_str(), &loc) != 0) return st;
+  char pg[32];
+  std::snprintf(pg, sizeof pg, "%u.%x", loc.pool, loc.seed);
+  std::string acting;
+  for (uint32_t i = 0; i < loc.n_acting; ++i)
+    acting += (i ? "," : "") + std::to_string(loc.acting[i]);
+  std::string where = loc.primary < 0 ? "no OSD serves its pg " + std::string(pg)
+                                      : "waited for osd." + std::to_string(loc.primary) +
+                                            ", primary of pg " + pg + " (acting [" + acting + "])";
+  return Status::Error(rc,
+                       st.message() + "; " + where + ", map epoch " + std::to_string(loc.epoch));
+}
+
 int fail(const std::string &cmd, const Status &st) {
   std::fprintf(stderr, "strata %s: %s\n", cmd.c_str(), st.ToString().c_str());
   return 1;
@@ -215,6 +238,12 @@ int usage_error(const std::string &cmd, const std::string &msg, const char *usag
 Result<std::unique_ptr<Session>> Session::open(const CommonOptions &o) {
   std::unique_ptr<Session> s(new Session());
   std::vector<std::string> overrides = o.sets;
+  // Every operation of a command ends: after --timeout (default 30 s)
+  // unless --set client_op_timeout_ms=... says otherwise.
+  bool op_timeout_set = false;
+  for (const std::string &x : o.sets) op_timeout_set |= x.rfind("client_op_timeout_ms=", 0) == 0;
+  if (!op_timeout_set)
+    overrides.push_back("client_op_timeout_ms=" + std::to_string(o.op_timeout_ms));
   if (!o.keyring.empty()) overrides.push_back("keyring=" + o.keyring);
   if (!o.mon_addr.empty()) overrides.push_back("mon_addr=" + o.mon_addr);
   std::vector<const char *> ptrs;

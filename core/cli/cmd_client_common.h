@@ -21,7 +21,7 @@ enum class OutputFormat { kPlain, kJson, kJsonPretty };
 
 // --conf/--config/-c F, --name/-n client.X, --keyring/-k F, --mon-addr A,
 // --set key=value (repeatable), --format plain|json|json-pretty,
-// --timeout SECONDS (connect), --help/-h.
+// --timeout SECONDS (connecting, and each operation), --help/-h.
 struct CommonOptions {
   std::string conf;
   std::string name;
@@ -29,7 +29,8 @@ struct CommonOptions {
   std::string mon_addr;
   std::vector<std::string> sets;
   OutputFormat format = OutputFormat::kPlain;
-  uint32_t timeout_ms = 10000;
+  uint32_t timeout_ms = 10000;     // connecting
+  uint32_t op_timeout_ms = 30000;  // one operation (client_op_timeout_ms)
   bool help = false;
 };
 
@@ -91,6 +92,9 @@ class Session {
 
 // The failure of the last C API call in this thread as a Status.
 Status api_error(int rc, const std::string &what);
+// The same for an operation on object `oid`; a timeout also says what it
+// was waiting for: the object's PG, the OSD serving it, the map epoch.
+Status object_error(int rc, strata_ioctx_t io, const std::string &oid);
 // Prints "strata <cmd>: <message>" and returns 1 (or 2 for usage errors).
 int fail(const std::string &cmd, const Status &st);
 int usage_error(const std::string &cmd, const std::string &msg, const char *usage);

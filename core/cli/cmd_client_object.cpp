@@ -52,7 +52,7 @@ int put(strata_ioctx_t io, const std::string &name, const std::string &file, Out
     int w = first ? strata_write_full(io, name.c_str(), buf.data(), n)
                   : (n ? strata_write(io, name.c_str(), buf.data(), n, off) : 0);
     if (w < 0) {
-      rc = fail("object put", api_error(w, name));
+      rc = fail("object put", object_error(w, io, name));
       break;
     }
     off += n;
@@ -68,7 +68,7 @@ int get(strata_ioctx_t io, const std::string &name, const std::string &file) {
   strata_obj_stat st{};
   st.struct_size = sizeof st;
   if (int rc = strata_stat(io, name.c_str(), &st); rc < 0)
-    return fail("object get", api_error(rc, name));
+    return fail("object get", object_error(rc, io, name));
   std::FILE *out = file == "-" ? stdout : std::fopen(file.c_str(), "wb");
   if (!out) return fail("object get", Status::Error(errno, "cannot create " + file));
   std::string buf(kChunk, '\0');
@@ -76,7 +76,7 @@ int get(strata_ioctx_t io, const std::string &name, const std::string &file) {
   for (uint64_t off = 0;;) {
     int64_t n = strata_read(io, name.c_str(), buf.data(), buf.size(), off);
     if (n < 0) {
-      rc = fail("object get", api_error(int(n), name));
+      rc = fail("object get", object_error(int(n), io, name));
       break;
     }
     if (n > 0 && std::fwrite(buf.data(), 1, size_t(n), out) != size_t(n)) {
@@ -98,7 +98,7 @@ int stat(strata_ioctx_t io, const std::string &name, OutputFormat f) {
   strata_obj_stat st{};
   st.struct_size = sizeof st;
   if (int rc = strata_stat(io, name.c_str(), &st); rc < 0)
-    return fail("object stat", api_error(rc, name));
+    return fail("object stat", object_error(rc, io, name));
   strata_object_location loc{};
   loc.struct_size = sizeof loc;
   bool located = strata_object_locate(io, name.c_str(), &loc) == 0;
@@ -197,7 +197,7 @@ int cmd_object(std::vector<std::string> args) {
   if (sub == "ls") return ls(*io, o->format);
   int rc = 0;
   for (const std::string &name : *pos)
-    if (int r = strata_remove(*io, name.c_str()); r < 0) rc = fail(cmd, api_error(r, name));
+    if (int r = strata_remove(*io, name.c_str()); r < 0) rc = fail(cmd, object_error(r, *io, name));
   return rc;
 }
 

@@ -31,7 +31,7 @@ const char *kUsage =
 #endif
 #ifdef STRATA_HAVE_CMD_CLIENT
     "  status                       cluster health, OSDs, PGs, usage\n"
-    "  osd tree|ls|out|in|down|reweight   OSD administration\n"
+    "  osd tree|ls|out|in|down|reweight|unhold   OSD administration\n"
     "  pool ls|create|rm|set|get    pools\n"
     "  object put|get|stat|ls|rm    objects\n"
     "  bench objects write|seq|rand  object benchmark (like rados bench)\n"
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   if (cmd == "placement") return cmd_placement(argc - 1, argv + 1);
 #endif
 #ifdef STRATA_HAVE_CMD_CLIENT
-  static const char *kOsdAdmin[] = {"tree", "ls", "out", "in", "down", "reweight"};
+  static const char *kOsdAdmin[] = {"tree", "ls", "out", "in", "down", "reweight", "unhold"};
   if (cmd == "osd" && !args.empty()) {
     for (const char *a : kOsdAdmin)
       if (args[0] == a) return strata::cli::cmd_osd_admin(args);

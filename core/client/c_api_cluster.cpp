@@ -49,7 +49,7 @@ int command_outputs(int rc, const std::string &message, const std::string &json,
 
 int mon_command_impl(strata_cluster_t c, const std::string &prefix, const CommandArgs &args,
                      std::string *message = nullptr) {
-  auto r = c->client->mon_command(prefix, args);
+  auto r = c->client->mon_command(prefix, args, c->client->command_timeout());
   if (!r.ok()) return set_error(r.status());
   if (message) *message = r->message;
   if (r->rc < 0)
@@ -317,7 +317,7 @@ int strata_mon_command(strata_cluster_t c, const char *prefix, const strata_cmd_
                                       " has a NULL key or value");
       a.emplace_back(args[i].key, args[i].value);
     }
-    auto r = c->client->mon_command(prefix, a);
+    auto r = c->client->mon_command(prefix, a, c->client->command_timeout());
     if (!r.ok()) return set_error(r.status());
     return command_outputs(r->rc, r->message, r->json, std::string("'") + prefix + "'",
                            out_message, out_message_len, out_json, out_json_len);

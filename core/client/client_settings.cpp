@@ -81,6 +81,9 @@ Result<ClientSettings> load_client_settings(const Config &cfg, const std::string
   s.key_base64 = value("key");
   s.op_timeout = std::chrono::milliseconds(number("client_op_timeout_ms"));
   s.connect_timeout = std::chrono::milliseconds(std::max(100LL, number("client_connect_timeout_ms")));
+  s.mon_keepalive_interval = std::chrono::milliseconds(number("mon_keepalive_interval_ms"));
+  s.mon_keepalive_timeout =
+      std::chrono::milliseconds(std::max(100LL, number("mon_keepalive_timeout_ms")));
   s.io_threads = static_cast<int>(std::clamp(number("client_io_threads"), 1LL, 64LL));
   s.plugin_path = value("plugin_path");
   s.log_file = value("log_file");

@@ -20,6 +20,8 @@ struct ClientSettings {
   std::string key_base64;  // takes precedence over the keyring file
   std::chrono::milliseconds op_timeout{0};       // 0: no timeout
   std::chrono::milliseconds connect_timeout{3000};
+  std::chrono::milliseconds mon_keepalive_interval{1000};  // 0: no pings
+  std::chrono::milliseconds mon_keepalive_timeout{5000};
   std::string plugin_path;  // "" = host::default_plugin_path()
   int log_level = STRATA_LOG_WARN;
   std::string log_file;

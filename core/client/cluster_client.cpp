@@ -187,6 +187,8 @@ Status ClusterClient::connect(std::chrono::milliseconds timeout) {
   mc.secret = *secret;
   mc.want_auth = false;
   mc.subscribe = true;
+  mc.keepalive_interval = settings_.mon_keepalive_interval;
+  mc.keepalive_timeout = settings_.mon_keepalive_timeout;
   mc.connect_timeout = std::min<std::chrono::milliseconds>(
       timeout, std::max(settings_.connect_timeout, std::chrono::milliseconds(1000)));
   mon_ = std::make_unique<mon::MonClient>(mc, *log_);

@@ -80,6 +80,11 @@ class ClusterClient {
 
   // A monitor command; when it succeeds and changed the map, returns once
   // this client holds that map (or after `timeout`).
+  // How long a monitor command waits: client_op_timeout_ms, 30 s when that
+  // is 0 (ops may wait for ever; an administrative command should not).
+  std::chrono::milliseconds command_timeout() const {
+    return settings_.op_timeout.count() > 0 ? settings_.op_timeout : std::chrono::seconds(30);
+  }
   Result<mon::MonCommandResult> mon_command(const std::string &prefix, const CommandArgs &args,
                                             std::chrono::milliseconds timeout =
                                                 std::chrono::seconds(30));

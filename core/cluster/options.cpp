@@ -14,6 +14,10 @@ const std::vector<strata_option_spec> &global_options() {
       {"heartbeat_grace_ms", STRATA_OPT_INT, "3000", nullptr,
        "a peer silent this long is reported down"},
       {"log_file", STRATA_OPT_STRING, "", nullptr, "daemon log file (default: stderr)"},
+      {"mon_keepalive_interval_ms", STRATA_OPT_INT, "1000", nullptr,
+       "how often OSDs and clients ping the monitor on their session (0: never)"},
+      {"mon_keepalive_timeout_ms", STRATA_OPT_INT, "5000", nullptr,
+       "a monitor session with no answer for this long is closed and made again"},
   };
   return specs;
 }
@@ -23,8 +27,9 @@ const std::vector<strata_option_spec> &mon_options() {
       {"mon_data", STRATA_OPT_STRING, "", nullptr, "monitor data directory (RocksDB map store)"},
       {"mon_osd_down_out_interval_ms", STRATA_OPT_INT, "600000", nullptr,
        "a down OSD is marked out after this long (its PGs move elsewhere); 0: never"},
-      {"mon_osd_min_down_reporters", STRATA_OPT_INT, "1", nullptr,
-       "peer reports needed to mark an OSD down"},
+      {"mon_osd_min_down_reporters", STRATA_OPT_INT, "2", nullptr,
+       "distinct failure domains (mon_osd_reporter_subtree_level) whose OSDs must report an "
+       "OSD before it is marked down; with fewer domains in the map, that many distinct OSDs"},
       {"mon_default_pool_size", STRATA_OPT_INT, "3", nullptr, "replicas of a new pool"},
       {"mon_default_pool_min_size", STRATA_OPT_INT, "2", nullptr,
        "replicas a new pool needs up to accept writes"},
@@ -33,6 +38,15 @@ const std::vector<strata_option_spec> &mon_options() {
        "placement plugin a new cluster (mon --mkfs) uses"},
       {"mon_map_history", STRATA_OPT_INT, "500", nullptr,
        "map epochs (full + incremental) the monitor keeps"},
+      {"mon_osd_reporter_subtree_level", STRATA_OPT_STRING, "host", nullptr,
+       "placement type that makes a failure domain for counting down reports (osd: each OSD)"},
+      {"mon_osd_flap_max_markdowns", STRATA_OPT_INT, "5", nullptr,
+       "an OSD reported down this often within mon_osd_flap_window_ms is held down (0: never)"},
+      {"mon_osd_flap_window_ms", STRATA_OPT_INT, "600000", nullptr,
+       "the window mon_osd_flap_max_markdowns counts in"},
+      {"mon_osd_flap_hold_ms", STRATA_OPT_INT, "600000", nullptr,
+       "how long a flapping OSD stays held down unless `strata osd unhold` lets it back "
+       "(0: until then)"},
   };
   return specs;
 }

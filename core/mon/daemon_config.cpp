@@ -83,13 +83,16 @@ Result<MonitorOptions> monitor_options(const Config &cfg) {
     long long min;
     long long *out;
   };
-  long long grace, out_ms, reporters, size, min_size, pg_num;
+  long long grace, out_ms, reporters, size, min_size, pg_num, flap_n, flap_window, flap_hold;
   for (IntOpt i : {IntOpt{"heartbeat_grace_ms", 10, &grace},
                    IntOpt{"mon_osd_down_out_interval_ms", 0, &out_ms},
                    IntOpt{"mon_osd_min_down_reporters", 1, &reporters},
                    IntOpt{"mon_default_pool_size", 1, &size},
                    IntOpt{"mon_default_pool_min_size", 1, &min_size},
-                   IntOpt{"mon_default_pg_num", 1, &pg_num}}) {
+                   IntOpt{"mon_default_pg_num", 1, &pg_num},
+                   IntOpt{"mon_osd_flap_max_markdowns", 0, &flap_n},
+                   IntOpt{"mon_osd_flap_window_ms", 1, &flap_window},
+                   IntOpt{"mon_osd_flap_hold_ms", 0, &flap_hold}}) {
     auto v = config_int(cfg, "mon", i.key);
     if (!v.ok()) return v.status();
     if (*v < i.min)
@@ -99,7 +102,14 @@ Result<MonitorOptions> monitor_options(const Config &cfg) {
   }
   o.heartbeat_grace_ms = uint64_t(grace);
   o.down_out_interval_ms = uint64_t(out_ms);
-  o.min_down_reporters = uint32_t(reporters);
+  o.failure.min_down_reporters = uint32_t(reporters);
+  o.failure.reporter_level = config_str(cfg, "mon", "mon_osd_reporter_subtree_level");
+  if (o.failure.reporter_level.empty())
+    return Status::Error(EINVAL, "mon_osd_reporter_subtree_level must name a placement type "
+                                 "(host, root, ...) or osd");
+  o.failure.flap_max_markdowns = uint32_t(flap_n);
+  o.failure.flap_window_ms = uint64_t(flap_window);
+  o.failure.flap_hold_ms = uint64_t(flap_hold);
   o.pool_defaults.size = uint32_t(size);
   o.pool_defaults.min_size = uint32_t(std::min(min_size, size));
   o.pool_defaults.pg_num = uint32_t(pg_num);

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cluster/map_wire.h"
+#include "msg/keepalive.h"
 #include "msg/message_types.h"
 #include "msg/wire_codec.h"
 
@@ -41,12 +42,14 @@ struct MonClient::Impl {
   uint64_t next_tid = 1;                                 // GUARDED_BY(mu)
   std::map<uint64_t, std::shared_ptr<Pending>> pending;  // GUARDED_BY(mu)
   bool stopping = false;                                 // GUARDED_BY(mu)
+  msg::SessionKeepalive keepalive;                       // GUARDED_BY(mu)
   bool started = false;
   std::thread reconnector;
   // Map updates are applied one at a time, in arrival order.
   std::mutex apply_mu;
 
-  Impl(MonClientOptions o, Logger &l) : opts(std::move(o)), log(l) {}
+  Impl(MonClientOptions o, Logger &l)
+      : opts(std::move(o)), log(l), keepalive(opts.keepalive_interval, opts.keepalive_timeout) {}
 
   msg::Message subscribe_message(uint64_t have) {
     capnp::MallocMessageBuilder b;
@@ -68,6 +71,7 @@ struct MonClient::Impl {
         return Status::Error(ECANCELED, "stopping");
       }
       conn = *c;
+      keepalive.reset(msg::SessionKeepalive::Clock::now());
       have = map ? map->epoch : 0;
     }
     if (opts.subscribe) (*c)->send(subscribe_message(have));
@@ -81,7 +85,10 @@ struct MonClient::Impl {
     while (!stopping) {
       cv.wait_for(lk, opts.reconnect_interval, [&] { return stopping || !conn; });
       if (stopping) break;
-      if (conn && conn->is_open()) continue;
+      if (conn && conn->is_open()) {
+        keep_alive(lk);
+        continue;
+      }
       conn.reset();
       lk.unlock();
       Status s = connect_once();
@@ -93,6 +100,33 @@ struct MonClient::Impl {
       }
       if (s.ok()) log.info(kLog, "reconnected to the monitor at " + opts.mon_addr);
       lk.lock();
+    }
+  }
+
+  // Pings the monitor, or closes a connection it no longer answers on (the
+  // loop then makes a new one). REQUIRES: lk holds mu, conn set.
+  void keep_alive(std::unique_lock<std::mutex> &lk) {
+    auto now = msg::SessionKeepalive::Clock::now();
+    msg::ConnectionRef c = conn;
+    switch (keepalive.due(now)) {
+      case msg::SessionKeepalive::Action::kNothing:
+        return;
+      case msg::SessionKeepalive::Action::kPing: {
+        uint64_t tid = next_tid++;  // its reply matches no pending command
+        lk.unlock();
+        c->send(msg::make_mon_ping(tid));
+        lk.lock();
+        return;
+      }
+      case msg::SessionKeepalive::Action::kGiveUp: {
+        std::string why = "no answer from the monitor at " + opts.mon_addr + " for " +
+                          std::to_string(keepalive.silent_for(now).count()) +
+                          " ms (keepalive); reconnecting";
+        lk.unlock();
+        c->close(why);
+        lk.lock();
+        return;
+      }
     }
   }
 
@@ -111,6 +145,10 @@ struct MonClient::Impl {
   }
 
   void on_message(const msg::ConnectionRef &c, msg::Message &&m) {
+    {
+      std::lock_guard lk(mu);
+      if (c == conn) keepalive.on_rx(msg::SessionKeepalive::Clock::now());
+    }
     Status s;
     switch (m.type) {
       case msg::kMsgMapUpdate:

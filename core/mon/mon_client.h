@@ -4,7 +4,8 @@
 // carries daemon messages (OsdBoot, OsdStats, OsdFailure) to the monitor.
 //
 // It owns its Messenger (one I/O thread) and reconnects on its own when the
-// connection drops: it resubscribes from the epoch it has and runs the
+// connection drops, or goes silent past the keepalive timeout
+// (msg/keepalive.h): it resubscribes from the epoch it has and runs the
 // on_connect callback again (an OSD sends OsdBoot there).
 //
 // Threading: every method is thread-safe. Callbacks run on the messenger's
@@ -42,6 +43,10 @@ struct MonClientOptions {
   bool subscribe = true;   // false: commands only, no map
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds reconnect_interval{300};
+  // A ping every keepalive_interval (0: none); a connection the monitor has
+  // not answered on for keepalive_timeout is closed and made again.
+  std::chrono::milliseconds keepalive_interval{1000};
+  std::chrono::milliseconds keepalive_timeout{5000};
   msg::MessengerOptions messenger;
 };
 

@@ -172,6 +172,16 @@ bool valid_pool_name(const std::string &n) {
 
 CommandReply cmd_status(const CommandState &st) {
   ClusterSummary s = st.stats->summary(*st.view);
+  for (const auto &[id, h] : st.flap_holds) {
+    std::string w = "osd." + std::to_string(id) + " held down: marked down " +
+                    std::to_string(h.markdowns) +
+                    " times in a short while (flapping); `strata osd unhold " + std::to_string(id) +
+                    "` lets it back";
+    if (st.flap_hold_ms)
+      w += ", else it may boot after " + std::to_string(st.flap_hold_ms / 1000) + " s";
+    s.warnings.push_back(w);
+  }
+  if (!st.flap_holds.empty() && s.health == "HEALTH_OK") s.health = "HEALTH_WARN";
   json::Value j = s.to_json();
   j.set("fsid", st.view->map().fsid);
   j.set("epoch", st.view->epoch());
@@ -286,6 +296,18 @@ CommandReply cmd_osd_state(const CommandRequest &req, const CommandState &st,
   o.down_at = m.epoch + 1;
   effect->next = std::move(next);
   return ok("marked down " + name + " (it will boot again if it is alive)");
+}
+
+CommandReply cmd_osd_unhold(const CommandRequest &req, const CommandState &st,
+                            CommandEffect *effect) {
+  auto id = Args(req).osd(st.view->map());
+  if (!id.ok()) return error(id.status().code(), id.status().message());
+  std::string name = "osd." + std::to_string(*id);
+  if (!st.flap_holds.count(*id)) return ok(name + " is not held down");
+  std::map<int32_t, FlapGuard::Hold> rest = st.flap_holds;
+  rest.erase(*id);
+  effect->meta[kMetaFlapHolds] = FlapGuard::encode_holds(rest);
+  return ok("released " + name + " (it boots again if it is alive)");
 }
 
 CommandReply cmd_osd_reweight(const CommandRequest &req, const CommandState &st,
@@ -501,18 +523,20 @@ std::string format_id_set(const std::set<int32_t> &ids) {
 bool is_mutating(const std::string &p) {
   return p == "osd out" || p == "osd in" || p == "osd down" || p == "osd reweight" ||
          p == "pool create" || p == "pool rm" || p == "pool set" || p == "auth add" ||
-         p == "auth rm";
+         p == "auth rm" || p == "osd unhold";
 }
 
 CommandReply run_command(const CommandRequest &req, const CommandState &st, CommandEffect *effect) {
   if (is_mutating(req.prefix) && req.entity != "client.admin")
     return error(EACCES, "'" + req.prefix + "' is for client.admin, not " + req.entity);
   const std::string &p = req.prefix;
+  if (p == "ping") return ok("pong");  // session keepalive (msg/keepalive.h)
   if (p == "status") return cmd_status(st);
   if (p == "osd ls") return cmd_osd_ls(st);
   if (p == "osd tree") return cmd_osd_tree(st);
   if (p == "osd out" || p == "osd in" || p == "osd down") return cmd_osd_state(req, st, effect);
   if (p == "osd reweight") return cmd_osd_reweight(req, st, effect);
+  if (p == "osd unhold") return cmd_osd_unhold(req, st, effect);
   if (p == "pool create") return cmd_pool_create(req, st, effect);
   if (p == "pool rm") return cmd_pool_rm(req, st, effect);
   if (p == "pool set") return cmd_pool_set(req, st, effect);
@@ -521,7 +545,7 @@ CommandReply run_command(const CommandRequest &req, const CommandState &st, Comm
   if (p == "pg ls") return cmd_pg_ls(req, st);
   if (p == "auth add" || p == "auth rm" || p == "auth ls") return cmd_auth(req, st, effect);
   return error(EINVAL, "unknown command '" + p +
-                           "' (status, osd tree|ls|out|in|down|reweight, pool "
+                           "' (status, osd tree|ls|out|in|down|reweight|unhold, pool "
                            "create|rm|set|get|ls, pg ls, auth add|rm|ls)");
 }
 

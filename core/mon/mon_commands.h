@@ -5,10 +5,12 @@
 // reply with rc 0 means the change is durable.
 //
 // Commands (MonCommand prefix; named args):
+//   ping                                    "pong" (the keepalive of monitor sessions)
 //   status                                  cluster summary
 //   osd tree | osd ls
 //   osd out|in|down      id                 (id: "3" or "osd.3")
 //   osd reweight         id weight          (weight: e.g. 1.0, 0.5)
+//   osd unhold           id                 lets an OSD held down for flapping boot again
 //   pool create          name [size] [min_size] [pg_num] [rule]
 //   pool rm|get          name
 //   pool set             name key value     (key: size, min_size, rule)
@@ -28,6 +30,7 @@
 
 #include "cluster/cluster_map.h"
 #include "common/json.h"
+#include "mon/osd_failure_policy.h"
 #include "mon/pg_stats.h"
 
 namespace strata::mon {
@@ -63,6 +66,8 @@ struct CommandState {
   const std::map<std::string, std::string> *auth = nullptr;
   std::set<int32_t> admin_out;  // OSDs an operator marked out
   PoolDefaults defaults;
+  std::map<int32_t, FlapGuard::Hold> flap_holds;  // OSDs held down for flapping
+  uint64_t flap_hold_ms = 0;                      // how long a hold lasts (0: until unhold)
 };
 
 // The meta key holding admin_out ("3,7"), and its codec.

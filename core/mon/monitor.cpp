@@ -97,6 +97,8 @@ struct Monitor::State {
   std::map<int32_t, msg::ConnectionRef> booted_conn;  // GUARDED_BY(mu); where each OSD booted
   std::map<int32_t, uint64_t> last_beacon_ms;         // GUARDED_BY(mu)
   std::map<int32_t, std::map<int32_t, uint64_t>> failure_reports;  // target -> reporter -> ms
+  FlapGuard flaps;                     // GUARDED_BY(mu)
+  std::set<int32_t> held_boot_logged;  // GUARDED_BY(mu); one log line per hold
   std::mutex events_mu;  // a leaf lock: nothing is taken while it is held
   std::vector<std::pair<msg::ConnectionRef, std::string>> closed;  // GUARDED_BY(events_mu)
 
@@ -106,7 +108,8 @@ struct Monitor::State {
   bool started = false;
 
   State(MonitorOptions o, std::unique_ptr<MapStore> st, host::Plugin p, Logger &l)
-      : opts(std::move(o)), store(std::move(st)), placement(std::move(p)), log(l) {}
+      : opts(std::move(o)), store(std::move(st)), placement(std::move(p)), log(l),
+        flaps(opts.failure) {}
 
   uint64_t now() const { return opts.now_ms(); }
 
@@ -205,6 +208,19 @@ struct Monitor::State {
     if (Status s = store->commit(u); !s.ok()) return s;
 
     if (meta.count(kMetaAdminOut)) admin_out = parse_id_set(meta[kMetaAdminOut].value_or(""));
+    if (meta.count(kMetaFlapHolds)) {
+      // `osd unhold` proposes the holds without the released OSD.
+      FlapGuard proposed(opts.failure);
+      proposed.restore_holds(meta[kMetaFlapHolds].value_or(""));
+      std::vector<int32_t> released;
+      for (const auto &[id, h] : flaps.holds())
+        if (!proposed.holds().count(id)) released.push_back(id);
+      for (int32_t id : released) {
+        flaps.release(id);
+        held_boot_logged.erase(id);
+        log.info(kLog, "osd." + std::to_string(id) + " is no longer held down");
+      }
+    }
     if (!auth_changes.empty()) {
       ++auth_version;
       for (const auto &[entity, secret] : auth_changes) {
@@ -230,8 +246,13 @@ struct Monitor::State {
     return Status::OK();
   }
 
-  // Marks `id` down in `next` (no commit). REQUIRES: mu held.
-  void mark_down(ClusterMap &next, int32_t id, const std::string &why) {
+  using MetaChanges = std::map<std::string, std::optional<std::string>>;
+
+  // Marks `id` down in `next` (no commit). A markdown of an OSD that may
+  // well be alive (`flapping`: peer reports, missing beacons) counts
+  // towards a flap hold, which goes into *meta. REQUIRES: mu held.
+  void mark_down(ClusterMap &next, int32_t id, const std::string &why, bool flapping,
+                 MetaChanges *meta) {
     OsdInfo &o = next.osds[id];
     if (!o.up) return;
     o.up = false;
@@ -240,6 +261,17 @@ struct Monitor::State {
     stats.drop(id);
     failure_reports.erase(id);
     log.warn(kLog, "marking osd." + std::to_string(id) + " down: " + why);
+    if (flapping && flaps.on_markdown(id, now())) {
+      (*meta)[kMetaFlapHolds] = flaps.encode_holds();
+      const FailurePolicyOptions &f = opts.failure;
+      log.warn(kLog, "osd." + std::to_string(id) + " was marked down " +
+                         std::to_string(f.flap_max_markdowns) + " times within " +
+                         std::to_string(f.flap_window_ms / 1000) +
+                         " s: holding it down (flapping) until `strata osd unhold " +
+                         std::to_string(id) + "`" +
+                         (f.flap_hold_ms ? " or for " + std::to_string(f.flap_hold_ms / 1000) + " s"
+                                         : std::string()));
+    }
   }
 
   // ------------------------------------------------------------ handlers
@@ -368,6 +400,20 @@ struct Monitor::State {
     last_beacon_ms[id] = now();
     conn_lost_ms.erase(id);
     osd_conns[id].insert(conn);
+    MetaChanges meta;
+    bool hold_expired = false;
+    if (flaps.held(id, now(), &hold_expired)) {
+      if (held_boot_logged.insert(id).second)
+        log.warn(kLog, "refusing the boot of osd." + std::to_string(id) +
+                           ": held down for flapping (strata osd unhold " + std::to_string(id) +
+                           ")");
+      return Status::OK();
+    }
+    if (hold_expired) {
+      held_boot_logged.erase(id);
+      meta[kMetaFlapHolds] = flaps.encode_holds();
+      log.info(kLog, "osd." + std::to_string(id) + " held long enough; letting it boot");
+    }
     const OsdInfo *old = cur.osd(id);
     // The same run asking again (it has not seen the map with its boot
     // yet). A boot on any other connection may be a restarted process, which
@@ -394,7 +440,7 @@ struct Monitor::State {
     failure_reports.erase(id);
     log.info(kLog, "osd." + std::to_string(id) + (old ? " booted" : " is new, booted") + " at " +
                        addr + " on host " + o.host);
-    return commit(std::move(next), {}, {}, out);
+    return commit(std::move(next), {}, std::move(meta), out);
   }
 
   Status failure(const msg::ConnectionRef &conn, wire::OsdFailure::Reader r, Outbox &out) {
@@ -409,14 +455,24 @@ struct Monitor::State {
       reports.erase(reporter);
       return Status::OK();
     }
+    bool first = !reports.count(reporter);
     reports[reporter] = now();
-    if (reports.size() < opts.min_down_reporters) return Status::OK();
+    std::set<int32_t> reporters;
+    for (const auto &[id, at] : reports) reporters.insert(id);
+    ReporterVerdict v = judge_reporters(view->map(), target, reporters, opts.failure);
+    if (!v.enough) {
+      if (first)
+        log.info(kLog, "osd." + std::to_string(reporter) + " reports osd." +
+                           std::to_string(target) + " down; not yet believed: " + v.why);
+      return Status::OK();
+    }
     ClusterMap next = view->map();
+    MetaChanges meta;
     mark_down(next, target,
-              std::to_string(reports.size()) + " peer report(s), last from osd." +
-                  std::to_string(reporter) + " (silent for " + std::to_string(r.getFailedForMs()) +
-                  " ms)");
-    return commit(std::move(next), {}, {}, out);
+              v.why + "; osd." + std::to_string(reporter) + " has not heard from it for " +
+                  std::to_string(r.getFailedForMs()) + " ms",
+              true, &meta);
+    return commit(std::move(next), {}, std::move(meta), out);
   }
 
   Status osd_stats(const msg::ConnectionRef &conn, wire::OsdStats::Reader r) {
@@ -456,6 +512,8 @@ struct Monitor::State {
     st.stats = &stats;
     st.auth = &auth;
     st.admin_out = admin_out;
+    st.flap_holds = flaps.holds();
+    st.flap_hold_ms = opts.failure.flap_hold_ms;
     st.defaults = opts.pool_defaults;
     CommandEffect effect;
     CommandReply reply = run_command(req, st, &effect);
@@ -492,6 +550,7 @@ struct Monitor::State {
     uint64_t grace = opts.heartbeat_grace_ms;
     const ClusterMap &cur = view->map();
     ClusterMap next = cur;
+    MetaChanges meta;
     bool changed = false;
     for (const auto &[id, o] : cur.osds) {
       if (o.up) {
@@ -499,11 +558,13 @@ struct Monitor::State {
         auto beacon = last_beacon_ms.find(id);
         if (lost != conn_lost_ms.end() && t - lost->second > grace) {
           mark_down(next, id,
-                    "mon connection closed " + std::to_string(t - lost->second) + " ms ago");
+                    "mon connection closed " + std::to_string(t - lost->second) + " ms ago", false,
+                    &meta);
           changed = true;
         } else if (beacon != last_beacon_ms.end() && t > beacon->second &&
                    t - beacon->second > 2 * grace) {
-          mark_down(next, id, "no beacon for " + std::to_string(t - beacon->second) + " ms");
+          mark_down(next, id, "no beacon for " + std::to_string(t - beacon->second) + " ms", true,
+                    &meta);
           changed = true;
         }
       } else if (opts.down_out_interval_ms > 0 && o.in && o.down_since_ms && t > o.down_since_ms &&
@@ -519,7 +580,7 @@ struct Monitor::State {
       std::erase_if(reports,
                     [&](const auto &kv) { return t > kv.second && t - kv.second > 2 * grace; });
     if (changed) {
-      if (Status s = commit(std::move(next), {}, {}, out); !s.ok())
+      if (Status s = commit(std::move(next), {}, std::move(meta), out); !s.ok())
         log.error(kLog, "timer: " + s.message());
     }
     flush(lk, out);
@@ -594,6 +655,7 @@ Result<std::unique_ptr<Monitor>> Monitor::open(MonitorOptions opts, std::unique_
   s->auth_version =
       std::strtoull(s->store->meta(kMetaAuthVersion).value_or("1").c_str(), nullptr, 10);
   s->admin_out = parse_id_set(s->store->meta(kMetaAdminOut).value_or(""));
+  s->flaps.restore_holds(s->store->meta(kMetaFlapHolds).value_or(""));
   // OSDs the map has up get one grace to reconnect to this monitor.
   uint64_t t = s->now();
   for (const auto &[id, o] : s->view->map().osds)

@@ -7,8 +7,10 @@
 //    again whenever a key changes;
 //  - handles OsdBoot (creates unknown OSDs, marks them up with their
 //    address), OsdFailure reports, OsdStats beacons, MonCommand;
-//  - marks OSDs down (enough peer reports; no beacon for 2 x grace; its mon
-//    connection gone for longer than the grace) and out (down longer than
+//  - marks OSDs down (peer reports from enough failure domains, see
+//    osd_failure_policy.h; no beacon for 2 x grace; its mon connection gone
+//    for longer than the grace), holds a flapping OSD down (its boots are
+//    refused until `osd unhold` or the hold times out), and out (down longer than
 //    down_out_interval_ms; an OSD that comes back is marked in again unless
 //    an operator marked it out).
 // Every change is one new epoch committed to the MapStore before anyone
@@ -33,6 +35,7 @@
 #include "host/plugin_loader.h"
 #include "mon/map_store.h"
 #include "mon/mon_commands.h"
+#include "mon/osd_failure_policy.h"
 
 namespace strata::mon {
 
@@ -41,7 +44,8 @@ struct MonitorOptions {
   uint16_t port = 6789;
   uint64_t heartbeat_grace_ms = 3000;
   uint64_t down_out_interval_ms = 600000;  // 0: never mark out automatically
-  uint32_t min_down_reporters = 1;
+  // Peer reports needed (from how many failure domains) and flap holds.
+  FailurePolicyOptions failure;
   PoolDefaults pool_defaults;
   uint64_t tick_ms = 0;  // timer period; 0: grace / 10, within [10, 500]
   // Wall-clock milliseconds (down_since_ms is stored in the map). Tests

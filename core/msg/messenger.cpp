@@ -15,6 +15,8 @@
 #include <boost/asio.hpp>
 #include <kj/exception.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -232,6 +234,13 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     error_code ec;
     sock_.set_option(tcp::no_delay(true), ec);
     sock_.set_option(asio::socket_base::keep_alive(true), ec);
+    // Probe an idle peer after 5 s, every 2 s, give up after 3 misses: a
+    // connection whose peer vanished (a cut network, a dead host) ends in
+    // ~11 s instead of the system default of hours. Best effort.
+    int fd = sock_.native_handle(), idle = 5, intvl = 2, cnt = 3;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
     auto ep = sock_.remote_endpoint(ec);
     if (!ec) peer_address_ = endpoint_string(ep);
   }

@@ -4,9 +4,13 @@
 namespace strata::osd {
 
 MonClient::MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
-                     std::function<std::vector<msg::Message>()> on_connect)
-    : messenger_(messenger), log_(log), mon_addr_(std::move(mon_addr)),
-      on_connect_(std::move(on_connect)) {}
+                     std::function<std::vector<msg::Message>()> on_connect,
+                     msg::SessionKeepalive keepalive)
+    : messenger_(messenger),
+      log_(log),
+      mon_addr_(std::move(mon_addr)),
+      on_connect_(std::move(on_connect)),
+      keepalive_(keepalive) {}
 
 MonClient::~MonClient() { stop(); }
 
@@ -46,6 +50,11 @@ bool MonClient::is_mon(const msg::ConnectionRef &conn) {
   return conn_ == conn;
 }
 
+void MonClient::on_rx(const msg::ConnectionRef &conn) {
+  std::lock_guard lk(mu_);
+  if (conn_ == conn) keepalive_.on_rx(msg::SessionKeepalive::Clock::now());
+}
+
 bool MonClient::on_close(const msg::ConnectionRef &conn) {
   {
     std::lock_guard lk(mu_);
@@ -62,7 +71,23 @@ void MonClient::loop() {
   std::unique_lock lk(mu_);
   while (!stopping_) {
     if (conn_ && conn_->is_open()) {
-      cv_.wait_for(lk, std::chrono::milliseconds(500));
+      cv_.wait_for(lk, std::chrono::milliseconds(250));
+      if (stopping_ || !conn_) continue;
+      auto now = msg::SessionKeepalive::Clock::now();
+      msg::ConnectionRef c = conn_;
+      auto action = keepalive_.due(now);
+      if (action == msg::SessionKeepalive::Action::kPing) {
+        uint64_t tid = next_ping_tid_++;
+        lk.unlock();
+        c->send(msg::make_mon_ping(tid));
+        lk.lock();
+      } else if (action == msg::SessionKeepalive::Action::kGiveUp) {
+        std::string why = "no answer from the monitor at " + mon_addr_ + " for " +
+                          std::to_string(keepalive_.silent_for(now).count()) + " ms (keepalive)";
+        lk.unlock();
+        c->close(why);
+        lk.lock();
+      }
       continue;
     }
     lk.unlock();
@@ -81,6 +106,7 @@ void MonClient::loop() {
     }
     warned = false;
     conn_ = *c;
+    keepalive_.reset(msg::SessionKeepalive::Clock::now());
     msg::ConnectionRef conn = conn_;
     lk.unlock();
     log_.info("osd", "connected to the monitor at " + mon_addr_);

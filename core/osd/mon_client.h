@@ -1,5 +1,7 @@
 // The OSD's session with the monitor: keeps one connection open (reconnects
-// after a pause when it drops), and on every new connection subscribes to
+// after a pause when it drops, or when the monitor has not answered the
+// keepalive pings for the keepalive timeout: msg/keepalive.h), and on every
+// new connection subscribes to
 // maps (with keys) and sends the messages `on_connect` builds (subscribe +
 // boot). Incoming messages arrive through the messenger's common handler.
 //
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "msg/keepalive.h"
 #include "msg/messenger.h"
 
 namespace strata::osd {
@@ -22,7 +25,9 @@ namespace strata::osd {
 class MonClient {
  public:
   MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
-            std::function<std::vector<msg::Message>()> on_connect);
+            std::function<std::vector<msg::Message>()> on_connect,
+            msg::SessionKeepalive keepalive = {std::chrono::milliseconds(1000),
+                                               std::chrono::milliseconds(5000)});
   ~MonClient();
   void start();
   void stop();
@@ -33,6 +38,8 @@ class MonClient {
   bool connected();
   bool on_close(const msg::ConnectionRef &conn);
   bool is_mon(const msg::ConnectionRef &conn);
+  // A message arrived on `conn`: if it is the monitor session, it is alive.
+  void on_rx(const msg::ConnectionRef &conn);
 
  private:
   void loop();
@@ -44,6 +51,8 @@ class MonClient {
   std::mutex mu_;
   std::condition_variable cv_;
   msg::ConnectionRef conn_;  // GUARDED_BY(mu_)
+  msg::SessionKeepalive keepalive_;  // GUARDED_BY(mu_)
+  uint64_t next_ping_tid_ = 1;       // GUARDED_BY(mu_)
   bool stopping_ = false;
   std::thread thread_;
 };

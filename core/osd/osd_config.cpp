@@ -51,19 +51,24 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
     long long min, max;
     long long *out;
   };
-  long long hb = 0, grace = 0, port = 0, threads = 0, stage_threads = 0, rec = 0, log_entries = 0;
+  long long hb = 0, grace = 0, port = 0, threads = 0, stage_threads = 0, rec = 0, log_entries = 0,
+            ka_interval = 0, ka_timeout = 0;
   for (IntKey k : {IntKey{"heartbeat_interval_ms", 10, 3600000, &hb},
                    IntKey{"heartbeat_grace_ms", 20, 36000000, &grace},
                    IntKey{"osd_port", 0, 65535, &port}, IntKey{"osd_op_threads", 1, 64, &threads},
                    IntKey{"osd_stage_threads", 1, 64, &stage_threads},
                    IntKey{"osd_recovery_max_active", 1, 1024, &rec},
-                   IntKey{"osd_pg_log_entries", 10, 10000000, &log_entries}}) {
+                   IntKey{"osd_pg_log_entries", 10, 10000000, &log_entries},
+                   IntKey{"mon_keepalive_interval_ms", 0, 3600000, &ka_interval},
+                   IntKey{"mon_keepalive_timeout_ms", 100, 36000000, &ka_timeout}}) {
     auto v = int_of(cfg, entity, k.key, k.min, k.max);
     if (!v.ok()) return v.status();
     *k.out = *v;
   }
   c.heartbeat_interval_ms = hb;
   c.heartbeat_grace_ms = grace;
+  c.mon_keepalive_interval_ms = ka_interval;
+  c.mon_keepalive_timeout_ms = ka_timeout;
   c.port = static_cast<uint16_t>(port);
   c.op_threads = static_cast<int>(threads);
   c.stage_threads = static_cast<int>(stage_threads);

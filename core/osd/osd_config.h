@@ -19,6 +19,8 @@ struct OsdConfig {
   std::string store_dir;
   int64_t heartbeat_interval_ms = 500;
   int64_t heartbeat_grace_ms = 3000;
+  int64_t mon_keepalive_interval_ms = 1000;  // 0: no keepalive of the monitor session
+  int64_t mon_keepalive_timeout_ms = 5000;
   std::string addr = "127.0.0.1";
   uint16_t port = 0;
   std::string host;  // placement host bucket; default: the machine's host name

@@ -83,8 +83,10 @@ Status OsdDaemon::start() {
     name_this_thread("osd-control");
     control_loop();
   });
-  mon_ = std::make_unique<MonClient>(*messenger_, log_, cfg_.mon_addr,
-                                     [this] { return on_mon_connect(); });
+  mon_ = std::make_unique<MonClient>(
+      *messenger_, log_, cfg_.mon_addr, [this] { return on_mon_connect(); },
+      msg::SessionKeepalive(std::chrono::milliseconds(cfg_.mon_keepalive_interval_ms),
+                            std::chrono::milliseconds(cfg_.mon_keepalive_timeout_ms)));
   mon_->start();
   started_ = true;
   log_.info("osd", who + " serving at " + bound_addr_ + " (store " + cfg_.store_dir + ", " +

@@ -89,6 +89,7 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
     case msg::kMsgMapUpdate:
     case msg::kMsgAuthUpdate: {
       if (!mon_ || !mon_->is_mon(conn)) return;
+      mon_->on_rx(conn);
       auto held = std::make_shared<msg::Message>(std::move(m));
       post_control([this, held] {
         if (held->type == msg::kMsgMapUpdate) handle_map_update(*held);
@@ -96,7 +97,8 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
       });
       return;
     }
-    case msg::kMsgMonCommandReply:
+    case msg::kMsgMonCommandReply:  // the answer to a keepalive ping
+      if (mon_) mon_->on_rx(conn);
       return;
     case msg::kMsgHeartbeat:
       if (peer_is_osd) on_heartbeat(conn, m);

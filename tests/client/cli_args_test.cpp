@@ -19,6 +19,7 @@ TEST_CASE("common options are taken out, in both --flag value and --flag=value f
   CHECK(o->sets == std::vector<std::string>{"client_op_timeout_ms=5", "log_level=debug"});
   CHECK(o->format == OutputFormat::kJson);
   CHECK(o->timeout_ms == 2500);
+  CHECK(o->op_timeout_ms == 2500);  // --timeout bounds each operation too
   CHECK_FALSE(o->help);
   auto pos = a.positional();
   REQUIRE(pos.ok());
@@ -42,6 +43,16 @@ TEST_CASE("bad common options are errors that name the option") {
   CHECK_FALSE(take_common_options(c).ok());
   ArgList d({"--timeout", "soon"});
   CHECK_FALSE(take_common_options(d).ok());
+  ArgList e({"--timeout", "0"});
+  CHECK_FALSE(take_common_options(e).ok());
+}
+
+TEST_CASE("without --timeout a command waits 10 s to connect and 30 s for each operation") {
+  ArgList a({"stat"});
+  auto o = take_common_options(a);
+  REQUIRE(o.ok());
+  CHECK(o->timeout_ms == 10000);
+  CHECK(o->op_timeout_ms == 30000);
 }
 
 TEST_CASE("an option nobody takes is reported but - and negative numbers are positional") {

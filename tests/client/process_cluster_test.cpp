@@ -177,6 +177,36 @@ TEST_CASE("real cluster: the strata CLI") {
   CHECK(pc.cli("osd bogus", &out) != 0);
 }
 
+TEST_CASE(
+    "real cluster: a CLI command whose primary is frozen gives up after --timeout and "
+    "names the object, PG and OSD it waited for") {
+  // A long grace: the monitor does not mark the frozen OSD down (which
+  // would let the op go to a new primary and succeed) while the CLI waits.
+  ProcessCluster pc(3, {"heartbeat_grace_ms=30000"});
+  REQUIRE_CLUSTER(pc);
+  strata_cluster_t c = pc.connect();
+  make_pool(c, "frozen", 3, 2);
+  strata_ioctx_t io = nullptr;
+  REQUIRE(strata_ioctx_create(c, "frozen", &io) == 0);
+  REQUIRE(strata_write_full(io, "victim", "data", 4) == 0);
+  strata_object_location loc{};
+  loc.struct_size = sizeof loc;
+  REQUIRE(strata_object_locate(io, "victim", &loc) == 0);
+  strata_ioctx_destroy(io);
+  strata_cluster_shutdown(c);
+  pid_t pid = pc.osd_pid(loc.primary);
+  REQUIRE(pid > 0);
+  REQUIRE(::kill(pid, SIGSTOP) == 0);
+  REQUIRE(wait_stopped(pid));
+  std::string out;
+  int rc = pc.cli("object stat --pool frozen victim --timeout 2", &out);
+  ::kill(pid, SIGCONT);
+  INFO(out);
+  CHECK(rc == 1);
+  CHECK_THAT(out, Catch::Contains("ETIMEDOUT") && Catch::Contains("victim") &&
+                      Catch::Contains("osd." + std::to_string(loc.primary) + ", primary of pg"));
+}
+
 TEST_CASE("real cluster: a write to a frozen, then killed, primary is resent to the new primary "
           "and every acknowledged write reads back") {
   ProcessCluster pc(3, {"heartbeat_interval_ms=200", "heartbeat_grace_ms=1500"});

@@ -1,128 +1,60 @@
 #!/usr/bin/env bash
 # Several hosts: a monitor and three OSDs, each in its own network namespace,
-# joined by a bridge. Cutting one OSD's host off the bridge gets it marked
-# down while the cluster keeps serving writes; reconnecting it brings it
-# back up and recovers it. Skips (exit 77) where namespaces cannot be made.
-set -euo pipefail
-: "${STRATA:?}" "${WRITER:?}"
-
-tag=st$$
-if ! ip netns add "$tag-probe" 2>/dev/null; then
-  echo "SKIP: cannot create network namespaces here (need root and CONFIG_NET_NS)"
-  exit 77
-fi
-ip netns del "$tag-probe"
-
-T=$(mktemp -d /var/tmp/strata-netns-test.XXXXXX)
-CONF=$T/strata.conf
-BR=br-$tag
-NS=("$tag-mon" "$tag-h0" "$tag-h1" "$tag-h2")
-IPS=(10.231.0.10 10.231.0.1 10.231.0.2 10.231.0.3)
-PIDS=()
-
-cleanup() {
-  local rc=$?
-  if [ "$rc" -ne 0 ]; then
-    for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 40 "$f"; }; done
-  fi
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null || true; done
-  ip link del "$BR" 2>/dev/null || true
-  rm -rf "$T"
-  exit "$rc"
-}
-trap cleanup EXIT
-
-ip link add "$BR" type bridge
-ip link set "$BR" up
-for i in "${!NS[@]}"; do
-  n=${NS[$i]}
-  ip netns add "$n"
-  ip link add "v$i-$tag" type veth peer name eth0 netns "$n"
-  ip link set "v$i-$tag" master "$BR" up
-  ip -n "$n" addr add "${IPS[$i]}/24" dev eth0
-  ip -n "$n" link set eth0 up
-  ip -n "$n" link set lo up
-done
-
-python3 - "$T/keyring" <<'PY'
-import base64, os, sys
-with open(sys.argv[1], "w") as f:
-    for e in ["mon", "osd.0", "osd.1", "osd.2", "client.admin"]:
-        f.write(f"[{e}]\nkey = {base64.b64encode(os.urandom(32)).decode()}\n\n")
-os.chmod(sys.argv[1], 0o600)
-PY
-cat >"$CONF" <<CFG
-[global]
-fsid = 6a1c2d3e-0000-4000-8000-$(printf '%012d' $$)
-mon_addr = ${IPS[0]}:6789
-keyring = $T/keyring
-heartbeat_interval_ms = 200
-heartbeat_grace_ms = 1500
-
-[mon]
-mon_data = $T/mon
-
-[osd]
-backend = kv
-journal = file
-journal_size = 64M
-CFG
-for i in 0 1 2; do
-  cat >>"$CONF" <<CFG
-
-[osd.$i]
-store_dir = $T/osd.$i
-osd_addr = ${IPS[$((i + 1))]}
-osd_host = host$i
-CFG
-done
-
-run_in() {  # run_in NS LOG CMD...: a daemon in a namespace
-  local n=$1 log=$2
-  shift 2
-  ip netns exec "$n" "$@" >"$log" 2>&1 &
-  PIDS+=($!)
-}
-
-"$STRATA" mon --conf "$CONF" --mkfs
-run_in "${NS[0]}" "$T/mon.log" "$STRATA" mon --conf "$CONF"
-for i in 0 1 2; do
-  "$STRATA" osd --id "$i" --conf "$CONF" --mkfs
-  run_in "${NS[$((i + 1))]}" "$T/osd.$i.log" "$STRATA" osd --id "$i" --conf "$CONF"
-done
-
-st() { ip netns exec "${NS[0]}" "$STRATA" status --conf "$CONF" --format json; }
-wait_for() {
-  local expr=$1 secs=$2 i
-  for ((i = 0; i < secs * 5; i++)); do
-    [ "$(st 2>/dev/null | python3 -c "import json,sys; s=json.load(sys.stdin); print($expr)" 2>/dev/null)" = True ] && return 0
-    sleep 0.2
-  done
-  echo "timed out waiting for: $expr"; st || true
-  return 1
-}
-clean='s["pgs"]["total"] > 0 and s["pgs"]["by_state"].get("active+clean", 0) == s["pgs"]["total"]'
+# joined by a bridge. Cutting one OSD's host off the bridge for 14 s gets it
+# marked down while the cluster keeps serving writes; reconnecting it brings
+# it back up within seconds (its monitor session notices the silence and
+# makes a new connection instead of waiting out TCP's back-off) and
+# recovers it. Skips (exit 77) where namespaces cannot be made.
+source "$(dirname "$0")/netns_lib.sh"
+netns_cluster_up
 
 wait_for 's["osds"]["up"] == 3' 30
 ip netns exec "${NS[0]}" "$STRATA" pool create data --size 3 --min-size 2 --pg-num 16 --conf "$CONF"
 wait_for "$clean" 60
 echo "== 3 hosts up, every PG active+clean"
 
-ip netns exec "${NS[0]}" "$WRITER" write --conf "$CONF" --pool data --log "$T/acked" --seconds 12 \
+ip netns exec "${NS[0]}" "$WRITER" write --conf "$CONF" --pool data --log "$T/acked" --seconds 22 \
   >"$T/writer.out" &
 writer=$!
+PIDS+=("$writer")
 sleep 2
-ip link set "v3-$tag" down
+# Taken off the bridge, its link stays up: packets to and from host2 are
+# lost on the way, as in a switch failure, with no local error that would
+# tell TCP to retry sooner.
+ip link set "v3-$tag" nomaster
+cut_at=$(date +%s.%N)
 echo "== host2 (osd.2) cut off the bridge"
 wait_for 's["osds"]["up"] == 2' 15
 echo "== osd.2 marked down; writes go on"
-sleep 3
-ip link set "v3-$tag" up
-echo "== host2 reconnected"
+# Long enough for TCP's retransmission back-off to grow past ten seconds:
+# without keepalives on the monitor session osd.2 would wait that long
+# after the heal before the monitor heard from it again.
+sleep "$(python3 -c "import time; print(max(0.0, 14 - (time.time() - $cut_at)))")"
+ip link set "v3-$tag" master "$BR"
+healed_at=$(date +%H:%M:%S.%N)
+echo "== host2 reconnected at $healed_at"
+wait_for 's["osds"]["up"] == 3' 30
+# When the monitor saw osd.2 boot again, from its log (HH:MM:SS.mmm, the
+# same clock): the status polling above adds its own delay.
+back=$(python3 - "$T/mon.log" "$healed_at" <<'PY'
+import re, sys
+def secs(t):
+    h, m, s = t.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(s)
+healed = secs(sys.argv[2])
+boots = [secs(m.group(1)) for m in
+         re.finditer(r"^(\d\d:\d\d:\d\d\.\d+) info mon: osd\.2 booted", open(sys.argv[1]).read(), re.M)]
+after = [b - healed for b in boots if b >= healed - 0.5]
+print(round(after[0], 1) if after else 99)
+PY
+)
+echo "== the monitor saw osd.2 boot again ${back} s after the network came back"
+if python3 -c "import sys; sys.exit(0 if $back <= 5 else 1)"; then :; else
+  echo "FAIL: osd.2 needed ${back} s (more than 5) to reach the monitor again after the heal"
+  exit 1
+fi
 wait "$writer"
 cat "$T/writer.out"
-wait_for 's["osds"]["up"] == 3' 30
 wait_for "$clean" 90
 echo "== osd.2 back up, every PG active+clean"
 ip netns exec "${NS[0]}" "$WRITER" verify --conf "$CONF" --pool data --log "$T/acked"

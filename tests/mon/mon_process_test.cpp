@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <capnp/message.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -431,4 +432,102 @@ TEST_CASE("status turns HEALTH_OK once every PG's primary reports it clean", "[p
   CHECK((*j)["osds"]["up"].as_int() == 3);
   auto pgs = json::parse(must_run(*admin, "pg ls", {{"pool", "data"}}).json);
   CHECK(pgs->as_array().size() == 8);
+}
+
+namespace {
+
+bool osd_up(MonClient &c, int id) {
+  auto m = c.map();
+  const cluster::OsdInfo *o = m ? m->osd(id) : nullptr;
+  return o && o->up;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an isolated OSD cannot report its peers down, and a flapping OSD is held down until "
+    "unhold",
+    "[process][osd]") {
+  MonFixture f(3, {{"mon_osd_flap_max_markdowns", "3"}, {"mon_osd_flap_window_ms", "60000"}});
+  auto admin = started(f, "client.admin");
+  FakeOsd a(f, 0, "h0"), b(f, 1, "h1"), c(f, 2, "h2");
+  for (FakeOsd *o : {&a, &b, &c}) {
+    o->boot();
+    o->start_beacons(false);
+  }
+  auto all_current = [&] {
+    uint64_t e = admin->epoch();
+    return a.mc().epoch() == e && b.mc().epoch() == e && c.mc().epoch() == e;
+  };
+  REQUIRE(eventually([&] { return osd_up(*admin, 0) && osd_up(*admin, 1) && osd_up(*admin, 2); }));
+  REQUIRE(eventually(all_current));
+
+  // osd.2 on its own host reports both others: one failure domain, not
+  // believed over the two that still hear each other.
+  c.report_failure(0);
+  c.report_failure(1);
+  std::this_thread::sleep_for(500ms);
+  CHECK(osd_up(*admin, 0));
+  CHECK(osd_up(*admin, 1));
+
+  // The two others report osd.2 three times; each time it boots again.
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    REQUIRE(eventually(all_current));
+    a.report_failure(2);
+    b.report_failure(2);
+    REQUIRE(eventually([&] { return !osd_up(*admin, 2); }));
+    c.boot();
+    if (round < 2) REQUIRE(eventually([&] { return osd_up(*admin, 2); }));
+  }
+  // Held: its boots are refused, and status names it.
+  std::this_thread::sleep_for(500ms);
+  c.boot();
+  std::this_thread::sleep_for(500ms);
+  CHECK_FALSE(osd_up(*admin, 2));
+  auto st = must_run(*admin, "status");
+  INFO(st.message);
+  CHECK(json::parse(st.json)->operator[]("health").as_string() == "HEALTH_WARN");
+  CHECK(st.message.find("osd.2 held down") != std::string::npos);
+
+  // A monitor restart keeps the hold.
+  f.restart();
+  REQUIRE(eventually([&] { return admin->connected() && c.mc().connected(); }));
+  c.boot();
+  std::this_thread::sleep_for(500ms);
+  CHECK_FALSE(osd_up(*admin, 2));
+
+  // The operator lets it back.
+  auto r = must_run(*admin, "osd unhold", {{"id", "osd.2"}});
+  CHECK(r.message.find("released osd.2") != std::string::npos);
+  c.boot();
+  CHECK(eventually([&] { return osd_up(*admin, 2); }));
+  auto after = must_run(*admin, "status");
+  CHECK(after.message.find("held down") == std::string::npos);
+}
+
+TEST_CASE("a monitor session that gets no answer past the keepalive timeout is made again",
+          "[process]") {
+  MonFixture f;
+  MonClientOptions o;
+  o.mon_addr = f.addr();
+  o.entity = "client.admin";
+  o.secret = f.secret("client.admin");
+  o.reconnect_interval = 100ms;
+  o.connect_timeout = 1000ms;
+  o.keepalive_interval = 100ms;
+  o.keepalive_timeout = 600ms;
+  MonClient mc(o, mon_test::quiet_log());
+  std::atomic<int> connects{0};
+  mc.on_connect([&] { ++connects; });
+  REQUIRE(mc.start().ok());
+  REQUIRE(connects == 1);
+  // A monitor that answers nothing (stopped; its kernel still keeps the TCP
+  // connection open, as a cut network would for a while).
+  ::kill(f.process().pid(), SIGSTOP);
+  bool dropped = eventually([&] { return !mc.connected(); }, 3s);
+  ::kill(f.process().pid(), SIGCONT);
+  CHECK(dropped);
+  CHECK(eventually([&] { return mc.connected() && connects >= 2; }, 10s));
+  CHECK(mc.command("status").ok());
 }
