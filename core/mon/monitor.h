@@ -43,6 +43,7 @@ struct MonitorOptions {
   uint64_t down_out_interval_ms = 600000;  // 0: never mark out automatically
   uint32_t min_down_reporters = 1;
   PoolDefaults pool_defaults;
+  cluster::FullRatios full_ratios;
   uint64_t tick_ms = 0;  // timer period; 0: grace / 10, within [10, 500]
   // Wall-clock milliseconds (down_since_ms is stored in the map). Tests
   // may inject their own.
