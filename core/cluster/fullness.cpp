@@ -1,5 +1,6 @@
 #include "cluster/fullness.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -29,6 +30,14 @@ Fullness classify_usage(uint64_t used, uint64_t total, const FullRatios &r) {
   if (ratio >= r.backfillfull) return Fullness::kBackfillfull;
   if (ratio >= r.nearfull) return Fullness::kNearfull;
   return Fullness::kNone;
+}
+
+Fullness next_fullness(uint64_t used, uint64_t total, const FullRatios &r, Fullness current) {
+  Fullness now = classify_usage(used, total, r);
+  if (now >= current || total == 0) return now;
+  auto margin = static_cast<uint64_t>(static_cast<double>(total) * kFullnessHysteresis);
+  Fullness sticky = classify_usage(used + margin, total, r);
+  return std::min(current, std::max(now, sticky));
 }
 
 Status check_ratios(const FullRatios &r) {

@@ -32,6 +32,13 @@ struct FullRatios {
 // The level of `used` out of `total` bytes; kNone when total is unknown (0).
 Fullness classify_usage(uint64_t used, uint64_t total, const FullRatios &r);
 
+// The level to publish for an OSD now at `current`: up at once, but down
+// only once usage is kFullnessHysteresis of the disk below the level's
+// ratio, so that usage hovering at a ratio (stages in flight come and go)
+// does not make a new map epoch with every beacon.
+inline constexpr double kFullnessHysteresis = 0.02;
+Fullness next_fullness(uint64_t used, uint64_t total, const FullRatios &r, Fullness current);
+
 // Whether the ratios make sense: each within (0, 1] and
 // nearfull <= backfillfull <= full.
 Status check_ratios(const FullRatios &r);

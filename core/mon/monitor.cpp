@@ -451,9 +451,10 @@ struct Monitor::State {
   // primary refuses writes to a full OSD's PGs and recovery avoids a
   // backfillfull one.
   Status update_fullness(int32_t id, uint64_t used, uint64_t total, Outbox &out) {
-    cluster::Fullness level = cluster::classify_usage(used, total, opts.full_ratios);
     const OsdInfo *o = view->map().osd(id);
-    if (!o || o->fullness == level) return Status::OK();
+    if (!o) return Status::OK();
+    cluster::Fullness level = cluster::next_fullness(used, total, opts.full_ratios, o->fullness);
+    if (o->fullness == level) return Status::OK();
     log.info(kLog, "osd." + std::to_string(id) + " is now " + cluster::fullness_name(level) + " (" +
                        std::to_string(total ? used * 100 / total : 0) + "% of " +
                        std::to_string(total) + " bytes used)");

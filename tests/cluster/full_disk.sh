@@ -20,25 +20,27 @@ cluster_up 3 --backend xfs --journal file --size-mb 320 --pg-num 8 \
 health_lines() { status_field '" | ".join(s["warnings"])'; }
 osds_up() { status_field 's["osds"]["up"]'; }
 
-# 1. Fill, watching the health while the writer runs.
-"$WRITER" write --conf "$CONF" --pool data --log "$T/acked" --prefix fill --size "$SIZE" \
-  --seconds 120 >"$T/writer.out" 2>"$T/writer.err" &
-writer=$!
-nearfull_while_writing=no
-while kill -0 "$writer" 2>/dev/null; do
-  if health_lines | grep -Eq "(nearfull|backfillfull) osd\(s\)"; then
-    kill -0 "$writer" 2>/dev/null && nearfull_while_writing=yes
-    break
-  fi
-  sleep 0.2
+# 1. Fill in short bursts, each of which must succeed, until the health
+#    warns (the warning comes while writes still go through); then on until
+#    the cluster refuses a write.
+fill() { "$WRITER" write --conf "$CONF" --pool data --log "$T/acked" --prefix "fill$1" --size "$SIZE" "${@:2}"; }
+bursts=0
+until health_lines | grep -Eq "(nearfull|backfillfull) osd\(s\)"; do
+  bursts=$((bursts + 1))
+  [ "$bursts" -le 60 ] || { echo "FAIL: no nearfull warning after $bursts bursts"; exit 1; }
+  fill "$bursts" --seconds 0.5 >/dev/null 2>"$T/burst.err" ||
+    { cat "$T/burst.err"; echo "FAIL: a write failed before any nearfull warning"; exit 1; }
 done
-start=$(date +%s)
-wait "$writer" && { echo "FAIL: the writer ran for 120 s without ENOSPC"; exit 1; }
-echo "== writer stopped $(($(date +%s) - start)) s after the nearfull warning:"
+echo "== after $(wc -l <"$T/acked") writes: $(health_lines)"
+t0=$(date +%s)
+if fill last --seconds 120 >"$T/writer.out" 2>"$T/writer.err"; then
+  echo "FAIL: the writer ran for 120 s without ENOSPC"
+  exit 1
+fi
+echo "== writer stopped after $(($(date +%s) - t0)) s:"
 cat "$T/writer.err"
 acked=$(wc -l <"$T/acked")
 echo "== $acked objects of 4 MiB acknowledged"
-[ "$nearfull_while_writing" = yes ] || { echo "FAIL: no nearfull warning before the writes stopped"; exit 1; }
 grep -q "(-28)" "$T/writer.err" || { echo "FAIL: the writer did not get ENOSPC"; exit 1; }
 [ "$acked" -gt 10 ] || { echo "FAIL: only $acked writes before ENOSPC"; exit 1; }
 wait_for '"full" in s["fullness"] and s["health"] == "HEALTH_ERR"' 10

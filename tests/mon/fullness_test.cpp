@@ -54,6 +54,18 @@ TEST_CASE("usage is classified against the nearfull, backfillfull and full ratio
   CHECK(classify_usage(71, 100, low) == Fullness::kFull);
 }
 
+TEST_CASE("a level is left only once usage drops clearly below its ratio", "[fullness]") {
+  FullRatios r;  // 0.85 / 0.90 / 0.95; hysteresis 2% of the disk
+  CHECK(next_fullness(95, 100, r, Fullness::kNone) == Fullness::kFull);  // up at once
+  CHECK(next_fullness(94, 100, r, Fullness::kFull) == Fullness::kFull);
+  CHECK(next_fullness(93, 100, r, Fullness::kFull) == Fullness::kFull);
+  CHECK(next_fullness(92, 100, r, Fullness::kFull) == Fullness::kBackfillfull);
+  CHECK(next_fullness(50, 100, r, Fullness::kFull) == Fullness::kNone);
+  CHECK(next_fullness(84, 100, r, Fullness::kNearfull) == Fullness::kNearfull);
+  CHECK(next_fullness(82, 100, r, Fullness::kNearfull) == Fullness::kNone);
+  CHECK(next_fullness(89, 100, r, Fullness::kNearfull) == Fullness::kNearfull);
+}
+
 TEST_CASE("ratios out of order or out of range are refused with the values named", "[fullness]") {
   CHECK(check_ratios(FullRatios{}).ok());
   CHECK(check_ratios(FullRatios{0.9, 0.9, 0.9}).ok());
