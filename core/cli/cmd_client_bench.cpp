@@ -258,7 +258,11 @@ void print_report(const char *mode, const std::string &pool, uint64_t size, int 
 }
 
 // Removes prefix objects 0..n-1 with `concurrency` removals in flight.
-Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, int concurrency) {
+// Removes prefix's objects 0..n-1 and any beyond (see below); *removed
+// counts those that existed.
+Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, int concurrency,
+                      uint64_t *removed = nullptr) {
+  uint64_t gone = 0;
   struct Pending {
     strata_completion_t c;
     std::string oid;
@@ -268,6 +272,7 @@ Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, 
   auto drain = [&] {
     for (Pending &p : window) {
       int64_t rv = strata_completion_wait(p.c);
+      gone += rv >= 0;
       if (rv < 0 && rv != -ENOENT && first.ok())
         first = Status::Error(int(rv), "removing " + p.oid);
       strata_completion_release(p.c);
@@ -301,12 +306,14 @@ Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, 
     for (Pending &p : window) {
       int64_t rv = strata_completion_wait(p.c);
       any |= rv >= 0;
+      gone += rv >= 0;
       if (rv < 0 && rv != -ENOENT && first.ok()) first = Status::Error(int(rv), "removing " + p.oid);
       strata_completion_release(p.c);
     }
     window.clear();
     if (!any) break;
   }
+  if (removed) *removed = gone;
   return first;
 }
 
@@ -384,13 +391,14 @@ int cmd_bench(std::vector<std::string> args) {
   if (mode_name == "cleanup") {
     auto meta = read_meta(*io);
     if (!meta.ok()) return fail(cmd, meta.status());
-    if (Status st = remove_objects(*io, meta->prefix, meta->objects, int(conc)); !st.ok())
+    uint64_t removed = 0;
+    if (Status st = remove_objects(*io, meta->prefix, meta->objects, int(conc), &removed); !st.ok())
       return fail(cmd, st);
     strata_remove(*io, kMetaObject);
     if (o->format == OutputFormat::kPlain)
-      std::printf("removed %llu objects\n", static_cast<unsigned long long>(meta->objects));
+      std::printf("removed %llu objects\n", static_cast<unsigned long long>(removed));
     else
-      print_json("{\"removed\":" + std::to_string(meta->objects) + "}", o->format);
+      print_json("{\"removed\":" + std::to_string(removed) + "}", o->format);
     return 0;
   }
 
