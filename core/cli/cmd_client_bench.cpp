@@ -76,7 +76,9 @@ Result<Meta> read_meta(strata_ioctx_t io) {
     else if (k == "objects") m.objects = std::strtoull(v.c_str(), nullptr, 10);
     else if (k == "size") m.size = std::strtoull(v.c_str(), nullptr, 10);
   }
-  if (m.prefix.empty() || m.objects == 0)
+  // objects = 0: a write run that could not record its count (a full
+  // cluster); cleanup still finds its objects (remove_objects).
+  if (m.prefix.empty())
     return Status::Error(EINVAL, std::string(kMetaObject) + " is malformed");
   return m;
 }
@@ -112,6 +114,7 @@ struct Run {
   std::condition_variable cv;
   int active = 0;
   std::string first_error;
+  int first_rc = 0;  // GUARDED_BY(mu)
 };
 
 void slot_done(Slot *s) {
@@ -120,11 +123,14 @@ void slot_done(Slot *s) {
   if (--r->active == 0) r->cv.notify_all();
 }
 
-void record_error(Run *r, const std::string &what) {
+void record_error(Run *r, const std::string &what, int rc = -EIO) {
   r->errors++;
   r->stop = true;
   std::lock_guard<std::mutex> g(r->mu);
-  if (r->first_error.empty()) r->first_error = what;
+  if (r->first_error.empty()) {
+    r->first_error = what;
+    r->first_rc = rc;
+  }
 }
 
 void on_complete(strata_completion_t c, void *arg);
@@ -165,7 +171,7 @@ void on_complete(strata_completion_t c, void *arg) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - s->started);
   int64_t rv = strata_completion_get_return_value(c);
   if (rv < 0) {
-    record_error(r, s->oid + ": " + std::strerror(int(-rv)));
+    record_error(r, s->oid + ": " + std::strerror(int(-rv)), int(rv));
   } else {
     s->latencies_us.push_back(uint32_t(std::min<int64_t>(us.count(), UINT32_MAX)));
     r->ops++;
@@ -252,7 +258,11 @@ void print_report(const char *mode, const std::string &pool, uint64_t size, int 
 }
 
 // Removes prefix objects 0..n-1 with `concurrency` removals in flight.
-Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, int concurrency) {
+// Removes prefix's objects 0..n-1 and any beyond (see below); *removed
+// counts those that existed.
+Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, int concurrency,
+                      uint64_t *removed = nullptr) {
+  uint64_t gone = 0;
   struct Pending {
     strata_completion_t c;
     std::string oid;
@@ -262,13 +272,14 @@ Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, 
   auto drain = [&] {
     for (Pending &p : window) {
       int64_t rv = strata_completion_wait(p.c);
+      gone += rv >= 0;
       if (rv < 0 && rv != -ENOENT && first.ok())
         first = Status::Error(int(rv), "removing " + p.oid);
       strata_completion_release(p.c);
     }
     window.clear();
   };
-  for (uint64_t i = 0; i < n; ++i) {
+  auto remove = [&](uint64_t i) -> Status {
     Pending p{nullptr, object_name(prefix, i)};
     if (strata_completion_create(nullptr, nullptr, &p.c) < 0) return api_error(-ENOMEM, "cleanup");
     if (int rc = strata_aio_remove(io, p.oid.c_str(), p.c); rc < 0) {
@@ -277,10 +288,40 @@ Status remove_objects(strata_ioctx_t io, const std::string &prefix, uint64_t n, 
       return api_error(rc, p.oid);
     }
     window.push_back(p);
+    return Status::OK();
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    if (Status st = remove(i); !st.ok()) return st;
     if (window.size() >= size_t(concurrency)) drain();
   }
   drain();
+  // Past the recorded count: objects of a run whose record stayed short
+  // (the cluster filled before it could be updated). A write run leaves at
+  // most `concurrency` holes in a row, so a whole window of missing names
+  // means the end.
+  for (uint64_t i = n;; i += uint64_t(concurrency)) {
+    for (uint64_t j = i; j < i + uint64_t(concurrency); ++j)
+      if (Status st = remove(j); !st.ok()) return st;
+    bool any = false;
+    for (Pending &p : window) {
+      int64_t rv = strata_completion_wait(p.c);
+      any |= rv >= 0;
+      gone += rv >= 0;
+      if (rv < 0 && rv != -ENOENT && first.ok()) first = Status::Error(int(rv), "removing " + p.oid);
+      strata_completion_release(p.c);
+    }
+    window.clear();
+    if (!any) break;
+  }
+  if (removed) *removed = gone;
   return first;
+}
+
+// What a write run says when the cluster refused its writes for space.
+std::string full_message(const std::string &first_error) {
+  return "the cluster is full (ENOSPC): " + first_error +
+         "; `strata status` names the full OSDs; deletes still work (e.g. `strata bench "
+         "objects cleanup`)";
 }
 
 std::string default_prefix() {
@@ -350,13 +391,14 @@ int cmd_bench(std::vector<std::string> args) {
   if (mode_name == "cleanup") {
     auto meta = read_meta(*io);
     if (!meta.ok()) return fail(cmd, meta.status());
-    if (Status st = remove_objects(*io, meta->prefix, meta->objects, int(conc)); !st.ok())
+    uint64_t removed = 0;
+    if (Status st = remove_objects(*io, meta->prefix, meta->objects, int(conc), &removed); !st.ok())
       return fail(cmd, st);
     strata_remove(*io, kMetaObject);
     if (o->format == OutputFormat::kPlain)
-      std::printf("removed %llu objects\n", static_cast<unsigned long long>(meta->objects));
+      std::printf("removed %llu objects\n", static_cast<unsigned long long>(removed));
     else
-      print_json("{\"removed\":" + std::to_string(meta->objects) + "}", o->format);
+      print_json("{\"removed\":" + std::to_string(removed) + "}", o->format);
     return 0;
   }
 
@@ -380,21 +422,35 @@ int cmd_bench(std::vector<std::string> args) {
     run.size = meta->size;
     run.prefix = meta->prefix;
     run.n_objects = meta->objects;
+    if (run.n_objects == 0)
+      return fail(cmd, Status::Error(ENOENT, "the last write run recorded no objects to read"));
   }
 
+  if (run.mode == Mode::kWrite && no_cleanup) {
+    // Recorded before the run, so that cleanup finds the objects even if the
+    // cluster fills up and refuses the final record.
+    std::string text = meta_text(Meta{run.prefix, 0, run.size});
+    if (int w = strata_write_full(*io, kMetaObject, text.data(), text.size()); w < 0)
+      return fail(cmd, w == -ENOSPC ? Status::Error(ENOSPC, full_message(kMetaObject))
+                                    : api_error(w, kMetaObject));
+  }
   Report rep = run_bench(run, int(conc));
   uint64_t written = run.mode == Mode::kWrite ? std::min<uint64_t>(run.next, run.ops + run.errors) : 0;
   print_report(mode_name.c_str(), pool, run.size, int(conc), rep, o->format,
                run.mode == Mode::kWrite ? written : run.n_objects);
   int rc = 0;
-  if (rep.errors) rc = fail(cmd, Status::Error(EIO, run.first_error));
+  if (rep.errors)
+    rc = fail(cmd, run.first_rc == -ENOSPC ? Status::Error(ENOSPC, full_message(run.first_error))
+                                           : Status::Error(EIO, run.first_error));
 
   if (run.mode == Mode::kWrite) {
     if (no_cleanup) {
       Meta m{run.prefix, written, run.size};
       std::string text = meta_text(m);
       if (int w = strata_write_full(*io, kMetaObject, text.data(), text.size()); w < 0)
-        rc = fail(cmd, api_error(w, kMetaObject));
+        rc = fail(cmd, api_error(w, kMetaObject)
+                           .Context("recording " + std::to_string(written) +
+                                    " objects (`bench objects cleanup` still finds them)"));
     } else if (Status st = remove_objects(*io, run.prefix, written, int(conc)); !st.ok()) {
       rc = fail(cmd, st.Context("cleanup"));
     }

@@ -39,7 +39,7 @@ using up::Layout;
 
 const char *kUpUsage =
     "usage: strata up --dir DIR [--osds 3] [--backend xfs|btrfs|kv] [--journal file|tmpfs]\n"
-    "                 [--size-gb 4] [--pg-num 32] [--timeout 180] [--set key=value]...\n"
+    "                 [--size-gb 4 | --size-mb N] [--pg-num 32] [--timeout 180] [--set key=value]...\n"
     "  Makes and starts a local cluster in DIR: a monitor, N OSDs (each on a loop-mounted\n"
     "  XFS/btrfs image of --size-gb, or a directory for kv), a keyring, DIR/strata.conf and a\n"
     "  pool 'data'; waits until every PG is active+clean. --set lines go into the config.\n"
@@ -56,6 +56,7 @@ struct UpArgs {
   std::string backend = "xfs";
   std::string journal = "file";
   uint64_t size_gb = 4;
+  uint64_t size_mb = 0;  // overrides size_gb when set
   uint32_t pg_num = 32;
   int timeout_s = 180;
   std::vector<std::pair<std::string, std::string>> sets;
@@ -218,7 +219,8 @@ int do_up(UpArgs a) {
     if (up::live_daemon(L.pid(name), L.conf())) continue;
     bool made = fs::exists(L.made(id));
     if (loop) {
-      Status s = !made ? up::mount_image(backend, L.osd_image(id), L.osd_mount(id), a.size_gb << 30)
+      Status s = !made ? up::mount_image(backend, L.osd_image(id), L.osd_mount(id),
+                                         a.size_mb ? a.size_mb << 20 : a.size_gb << 30)
                        : up::remount_image(L.osd_image(id), L.osd_mount(id));
       if (!s.ok()) return fail(s.Context(name));
     } else {
@@ -372,6 +374,11 @@ int cmd_up(std::vector<std::string> args) {
       auto n = number(1, 4096);
       if (!n) return usage_error("--size-gb needs a number from 1 to 4096", kUpUsage);
       a.size_gb = uint64_t(*n);
+    } else if (f == "--size-mb") {
+      // Small images for tests of full disks (XFS needs about 300 MiB).
+      auto n = number(300, 4096 * 1024);
+      if (!n) return usage_error("--size-mb needs a number from 300", kUpUsage);
+      a.size_mb = uint64_t(*n);
     } else if (f == "--pg-num") {
       auto n = number(1, 65536);
       if (!n) return usage_error("--pg-num needs a number from 1 to 65536", kUpUsage);

@@ -75,6 +75,10 @@ Result<store::StoreSettings> settings_from_config(const CliContext &ctx, const s
   s.checkpoint_fill_pct = int_option(ctx, "checkpoint_fill_pct");
   s.throttle_fill_pct = int_option(ctx, "throttle_fill_pct");
   s.stage_threshold = static_cast<uint64_t>(int_option(ctx, "stage_threshold"));
+  s.reserve_pct = int_option(ctx, "reserve_pct");
+  if (s.reserve_pct < 0 || s.reserve_pct > 50)
+    return Status::Error(EINVAL, "reserve_pct = " + std::to_string(s.reserve_pct) +
+                                     " is out of range [0, 50]");
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/fullness.h"
 #include "common/status.h"
 #include "host/plugin_loader.h"
 #include "placement/placement_map.h"
@@ -36,6 +37,8 @@ struct OsdInfo {
   uint64_t down_at = 0;
   uint64_t down_since_ms = 0;
   std::string host;
+  // Set by the monitor from the OSD's reported usage (cluster/fullness.h).
+  Fullness fullness = Fullness::kNone;
   bool operator==(const OsdInfo &) const = default;
 };
 

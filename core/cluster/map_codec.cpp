@@ -3,6 +3,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cluster/map_wire.h"
@@ -71,6 +72,7 @@ void to_wire(const OsdInfo &o, wire::OsdInfo::Builder out) {
   out.setDownAt(o.down_at);
   out.setHost(o.host);
   out.setDownSinceMs(o.down_since_ms);
+  out.setFullness(static_cast<uint8_t>(o.fullness));
 }
 
 OsdInfo from_wire(wire::OsdInfo::Reader in) {
@@ -84,6 +86,7 @@ OsdInfo from_wire(wire::OsdInfo::Reader in) {
   o.down_at = in.getDownAt();
   o.host = text(in.getHost());
   o.down_since_ms = in.getDownSinceMs();
+  o.fullness = static_cast<Fullness>(std::min<uint8_t>(in.getFullness(), uint8_t(Fullness::kFull)));
   return o;
 }
 

@@ -47,6 +47,13 @@ const std::vector<strata_option_spec> &mon_options() {
       {"mon_osd_flap_hold_ms", STRATA_OPT_INT, "600000", nullptr,
        "how long a flapping OSD stays held down unless `strata osd unhold` lets it back "
        "(0: until then)"},
+      {"mon_osd_nearfull_ratio", STRATA_OPT_STRING, "0.85", nullptr,
+       "an OSD whose disk is this full raises a nearfull health warning"},
+      {"mon_osd_backfillfull_ratio", STRATA_OPT_STRING, "0.90", nullptr,
+       "an OSD whose disk is this full takes no more backfill or recovery (health warning)"},
+      {"mon_osd_full_ratio", STRATA_OPT_STRING, "0.95", nullptr,
+       "an OSD whose disk is this full is marked full in the map: its PGs refuse new writes "
+       "with ENOSPC (deletes still work); HEALTH_ERR"},
   };
   return specs;
 }
@@ -69,6 +76,9 @@ const std::vector<strata_option_spec> &osd_options() {
       {"osd_debug_kill_before_ack_object", STRATA_OPT_STRING, "", nullptr,
        "fault injection for tests: a primary that has a write to this object durable on every "
        "replica kills itself (SIGKILL) instead of acknowledging it"},
+      {"osd_failsafe_full_ratio", STRATA_OPT_STRING, "0.97", nullptr,
+       "a primary whose own disk is this full refuses new writes with ENOSPC, whatever the map "
+       "says (a burst faster than the monitor's full flag cannot fill the disk)"},
   };
   return specs;
 }

@@ -222,6 +222,10 @@ const std::vector<strata_option_spec> &core_store_options() {
        "journal fill at which writers start being slowed to the backend's apply rate"},
       {"stage_threshold", STRATA_OPT_INT, "128K", nullptr,
        "full-object writes at least this large bypass the journal (0 = never)"},
+      {"reserve_pct", STRATA_OPT_INT, "2", nullptr,
+       "share of the store's filesystem (percent) kept free for the store's own metadata, "
+       "journal replay and checkpoints: a staged write that would eat into it is refused "
+       "with ENOSPC"},
   };
   return specs;
 }

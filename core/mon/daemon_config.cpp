@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cluster/fullness.h"
 #include "cluster/options.h"
 #include "msg/keyring.h"
 
@@ -113,6 +114,18 @@ Result<MonitorOptions> monitor_options(const Config &cfg) {
   o.pool_defaults.size = uint32_t(size);
   o.pool_defaults.min_size = uint32_t(std::min(min_size, size));
   o.pool_defaults.pg_num = uint32_t(pg_num);
+  struct RatioOpt {
+    const char *key;
+    double *out;
+  };
+  for (RatioOpt r : {RatioOpt{"mon_osd_nearfull_ratio", &o.full_ratios.nearfull},
+                     RatioOpt{"mon_osd_backfillfull_ratio", &o.full_ratios.backfillfull},
+                     RatioOpt{"mon_osd_full_ratio", &o.full_ratios.full}}) {
+    auto v = cluster::parse_ratio(r.key, config_str(cfg, "mon", r.key));
+    if (!v.ok()) return v.status();
+    *r.out = *v;
+  }
+  if (Status s = cluster::check_ratios(o.full_ratios); !s.ok()) return s;
   return o;
 }
 

@@ -301,7 +301,7 @@ struct Monitor::State {
       case msg::kMsgOsdStats:
         s = msg::read_message<wire::OsdStats>(
             m, "OsdStats from " + who,
-            [&](wire::OsdStats::Reader r) { return osd_stats(conn, r); });
+            [&](wire::OsdStats::Reader r) { return osd_stats(conn, r, out); });
         break;
       case msg::kMsgMonCommand:
         s = msg::read_message<wire::MonCommand>(
@@ -475,7 +475,7 @@ struct Monitor::State {
     return commit(std::move(next), {}, std::move(meta), out);
   }
 
-  Status osd_stats(const msg::ConnectionRef &conn, wire::OsdStats::Reader r) {
+  Status osd_stats(const msg::ConnectionRef &conn, wire::OsdStats::Reader r, Outbox &out) {
     int32_t id = r.getId();
     if (Status s = check_osd(conn, id, "OsdStats"); !s.ok()) return s;
     last_beacon_ms[id] = now();
@@ -498,8 +498,25 @@ struct Monitor::State {
       for (int32_t a : p.getActing()) pe.acting.push_back(a);
       e.pgs.push_back(std::move(pe));
     }
+    uint64_t used = e.used_bytes, total = e.total_bytes;
     stats.update(std::move(e));
-    return Status::OK();
+    return update_fullness(id, used, total, out);
+  }
+
+  // Publishes a change of an OSD's fullness level in the map, so that every
+  // primary refuses writes to a full OSD's PGs and recovery avoids a
+  // backfillfull one.
+  Status update_fullness(int32_t id, uint64_t used, uint64_t total, Outbox &out) {
+    const OsdInfo *o = view->map().osd(id);
+    if (!o) return Status::OK();
+    cluster::Fullness level = cluster::next_fullness(used, total, opts.full_ratios, o->fullness);
+    if (o->fullness == level) return Status::OK();
+    log.info(kLog, "osd." + std::to_string(id) + " is now " + cluster::fullness_name(level) + " (" +
+                       std::to_string(total ? used * 100 / total : 0) + "% of " +
+                       std::to_string(total) + " bytes used)");
+    ClusterMap next = view->map();
+    next.osds[id].fullness = level;
+    return commit(std::move(next), {}, {}, out);
   }
 
   Status command(const msg::ConnectionRef &conn, wire::MonCommand::Reader r, Outbox &out) {

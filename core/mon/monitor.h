@@ -47,6 +47,7 @@ struct MonitorOptions {
   // Peer reports needed (from how many failure domains) and flap holds.
   FailurePolicyOptions failure;
   PoolDefaults pool_defaults;
+  cluster::FullRatios full_ratios;
   uint64_t tick_ms = 0;  // timer period; 0: grace / 10, within [10, 500]
   // Wall-clock milliseconds (down_since_ms is stored in the map). Tests
   // may inject their own.

@@ -40,6 +40,35 @@ std::vector<PgRow> PgStatsTable::pgs(const cluster::MapView &view, int64_t pool)
   return out;
 }
 
+namespace {
+// One line per fullness level, naming the OSDs and how full each is;
+// returns whether any OSD is full (HEALTH_ERR).
+bool add_fullness_warnings(const cluster::ClusterMap &m,
+                           const std::map<int32_t, OsdStatEntry> &usage, ClusterSummary &s) {
+  using cluster::Fullness;
+  for (Fullness level : {Fullness::kFull, Fullness::kBackfillfull, Fullness::kNearfull}) {
+    std::string names;
+    size_t n = 0;
+    for (const auto &[id, o] : m.osds) {
+      if (o.fullness != level) continue;
+      ++n;
+      s.osds_by_fullness[cluster::fullness_name(level)].push_back(id);
+      names += " osd." + std::to_string(id);
+      auto u = usage.find(id);
+      if (u != usage.end() && u->second.total_bytes)
+        names += " (" + std::to_string(u->second.used_bytes * 100 / u->second.total_bytes) + "%)";
+    }
+    if (n == 0) continue;
+    std::string what = level == Fullness::kFull           ? " refuse writes (ENOSPC)"
+                       : level == Fullness::kBackfillfull ? " take no backfill"
+                                                          : "";
+    s.warnings.push_back(std::to_string(n) + " " + cluster::fullness_name(level) + " osd(s)" +
+                         what + ":" + names);
+  }
+  return s.osds_by_fullness.count("full") != 0;
+}
+}  // namespace
+
 ClusterSummary PgStatsTable::summary(const cluster::MapView &view) const {
   const cluster::ClusterMap &m = view.map();
   ClusterSummary s;
@@ -90,6 +119,7 @@ ClusterSummary PgStatsTable::summary(const cluster::MapView &view) const {
     s.warnings.push_back(w);
   }
   if (m.pools.size() && s.osds_up == 0) error = true;
+  error |= add_fullness_warnings(m, osds_, s);
   s.health = error ? "HEALTH_ERR" : s.warnings.empty() ? "HEALTH_OK" : "HEALTH_WARN";
   return s;
 }
@@ -116,6 +146,13 @@ json::Value ClusterSummary::to_json() const {
   j.set("bytes", bytes);
   j.set("used_bytes", used_bytes);
   j.set("total_bytes", total_bytes);
+  json::Value full = json::Object{};
+  for (const auto &[level, ids] : osds_by_fullness) {
+    json::Value l = json::Array{};
+    for (int32_t id : ids) l.push(id);
+    full.set(level, l);
+  }
+  j.set("fullness", full);
   return j;
 }
 

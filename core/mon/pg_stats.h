@@ -47,6 +47,8 @@ struct ClusterSummary {
   uint32_t pools = 0, pgs = 0;
   std::map<std::string, uint32_t> pgs_by_state;
   uint64_t objects = 0, bytes = 0, used_bytes = 0, total_bytes = 0;
+  // "nearfull" / "backfillfull" / "full" -> the OSDs the map marks so.
+  std::map<std::string, std::vector<int32_t>> osds_by_fullness;
 
   json::Value to_json() const;
   std::string to_text(const cluster::ClusterMap &m) const;

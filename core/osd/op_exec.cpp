@@ -18,6 +18,18 @@ bool is_mutation(OpCode c) {
   }
 }
 
+bool may_use_space(const std::vector<OsdOp> &ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const OsdOp &o) {
+    switch (o.code) {
+      case OpCode::kWrite: case OpCode::kWriteFull: case OpCode::kAppend: case OpCode::kCreate:
+      case OpCode::kSetXattr: case OpCode::kOmapSet: case OpCode::kOmapSetHeader:
+        return true;
+      default:
+        return false;
+    }
+  });
+}
+
 bool any_mutation(const std::vector<OsdOp> &ops) {
   return std::any_of(ops.begin(), ops.end(), [](const OsdOp &o) { return is_mutation(o.code); });
 }

@@ -45,5 +45,9 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
                         store::Transaction *t);
 
 bool any_mutation(const std::vector<OsdOp> &ops);
+// Whether ops may take more space: anything but removes, truncates, zeroes
+// and removals of xattrs and omap keys (what still runs on a full cluster,
+// so that space can be freed).
+bool may_use_space(const std::vector<OsdOp> &ops);
 
 }  // namespace strata::osd

@@ -4,6 +4,7 @@
 
 #include <climits>
 
+#include "cluster/fullness.h"
 #include "cluster/options.h"
 
 namespace strata::osd {
@@ -41,6 +42,10 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
   c.addr = value_of(cfg, entity, "osd_addr");
   c.host = value_of(cfg, entity, "osd_host");
   c.debug_kill_before_ack_object = value_of(cfg, entity, "osd_debug_kill_before_ack_object");
+  auto failsafe = cluster::parse_ratio("osd_failsafe_full_ratio",
+                                       value_of(cfg, entity, "osd_failsafe_full_ratio"));
+  if (!failsafe.ok()) return failsafe.status();
+  c.failsafe_full_ratio = *failsafe;
   if (c.host.empty()) {
     char buf[256] = {};
     if (gethostname(buf, sizeof buf - 1) == 0) c.host = buf;

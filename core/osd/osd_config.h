@@ -30,6 +30,8 @@ struct OsdConfig {
   int pg_log_entries = 3000;
   // Fault injection (tests only): see osd_debug_kill_before_ack_object.
   std::string debug_kill_before_ack_object;
+  // A primary whose own disk is this full refuses new writes (ENOSPC).
+  double failsafe_full_ratio = 0.97;
 };
 
 // Reads the cluster keys (global_options + osd_options) for osd.<id>;

@@ -253,6 +253,11 @@ void OsdDaemon::fatal(const Status &st) {
   ::_exit(3);
 }
 
+bool OsdDaemon::failsafe_full() {
+  auto space = store_->space();
+  return space.ok() && store::used_ratio(*space) >= cfg_.failsafe_full_ratio;
+}
+
 void OsdDaemon::track_write(const WriteRef &w) {
   std::lock_guard lk(writes_mu_);
   writes_[w->rep_tid] = w;

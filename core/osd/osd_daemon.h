@@ -30,6 +30,7 @@
 #include "osd/mon_client.h"
 #include "osd/osd_config.h"
 #include "osd/osd_shard.h"
+#include "osd/peer_fullness.h"
 #include "osd/peer_links.h"
 #include "osd/pg_host.h"
 #include "osd/stage_pool.h"
@@ -68,6 +69,8 @@ class OsdDaemon final : public PgHost {
   uint64_t new_rep_tid() override { return next_rep_tid_.fetch_add(1); }
   void track_write(const WriteRef &w) override;
   void untrack_write(uint64_t rep_tid) override;
+  bool failsafe_full() override;
+  bool peer_failsafe_full(int32_t osd) const override { return peer_fullness_.failsafe_full(osd); }
 
  private:
   OsdShard &shard_for(PgId pg);
@@ -148,6 +151,8 @@ class OsdDaemon final : public PgHost {
   std::atomic<uint64_t> next_rep_tid_{1};
   std::mutex writes_mu_;
   std::unordered_map<uint64_t, WriteRef> writes_;  // by rep tid; GUARDED_BY(writes_mu_)
+
+  PeerFullness peer_fullness_;
 
   std::mutex stats_mu_;
   std::map<PgId, PgStatSnap> stats_;  // PGs this OSD is primary for; GUARDED_BY(stats_mu_)

@@ -186,6 +186,8 @@ void OsdDaemon::stage_client_write(ClientOp &op, const OsdOp &write) {
     op.staged = std::move(*staged);
     return;
   }
+  op.stage_rc = staged.status().code();
+  if (op.stage_rc == -ENOSPC) return;  // the PG refuses the op (Pg::space_refusal)
   // The op still goes ahead: the store journals (or stages) it when queued.
   log_.warn("osd", "staging " + std::to_string(write.data.size()) + " bytes for '" + op.oid +
                        "' on arrival: " + staged.status().ToString());
@@ -223,9 +225,10 @@ void OsdDaemon::stage_rep_op(InMsg &in) {
 void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m) {
   int32_t from = -1;
   uint64_t stamp = 0, epoch = 0;
-  bool is_reply = false;
+  bool is_reply = false, peer_full = false;
   Status st = msg::read_message<wire::Heartbeat>(m, "Heartbeat", [&](wire::Heartbeat::Reader r) {
     from = r.getFrom();
+    peer_full = r.getFailsafeFull();
     stamp = r.getStampNs();
     epoch = r.getEpoch();
     is_reply = r.getIsReply();
@@ -235,6 +238,7 @@ void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message 
     conn->close(st.message());
     return;
   }
+  peer_fullness_.note(from, peer_full);
   if (is_reply) {
     heartbeats_.on_reply(from, HeartbeatTracker::Clock::now());
     return;
@@ -245,6 +249,7 @@ void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message 
     b.setEpoch(cur ? cur->epoch() : 0);
     b.setStampNs(stamp);
     b.setIsReply(true);
+    b.setFailsafeFull(failsafe_full());
   }));
 }
 
@@ -258,6 +263,7 @@ void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Messa
     tid = r.getRepTid();
     from = r.getFrom();
     rc = r.getRc();
+    peer_fullness_.note(from, r.getFailsafeFull());
     return Status::OK();
   });
   if (!st.ok()) {

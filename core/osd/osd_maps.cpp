@@ -53,6 +53,7 @@ void OsdDaemon::tick() {
   auto now = HeartbeatTracker::Clock::now();
   MapRef m = current_map();
   if (m) {
+    const bool full = failsafe_full();
     // Heartbeats to every up peer (dropped, not queued, while unreachable).
     for (const auto &[id, o] : m->map().osds) {
       if (id == cfg_.id || !o.up) continue;
@@ -60,6 +61,7 @@ void OsdDaemon::tick() {
                      b.setFrom(cfg_.id);
                      b.setEpoch(m->epoch());
                      b.setStampNs(static_cast<uint64_t>(now.time_since_epoch().count()));
+                     b.setFailsafeFull(full);
                    }),
                    true);
     }
@@ -95,7 +97,9 @@ void OsdDaemon::send_stats() {
     std::lock_guard lk(stats_mu_);
     for (const auto &[id, s] : stats_) pgs.push_back(s);
   }
-  auto usage = store_->usage();
+  // The filesystem's view (with the stages being written), which is what
+  // fills up: the monitor judges fullness from it.
+  auto usage = store_->space();
   std::vector<std::string> warnings = store_->health_warnings();
   mon_->send(build_msg<wire::OsdStats>(msg::kMsgOsdStats, [&](wire::OsdStats::Builder b) {
     b.setId(cfg_.id);

@@ -393,10 +393,11 @@ std::string Pg::state_string() const {
   bool undersized = p && acting_.size() < p->size;
   bool below_min = p && acting_.size() < p->min_size;
   bool recovering = !missing_.empty() || !recovering_.empty();
-  bool backfilling = false;
+  bool backfilling = false, toofull = false;
   for (const auto &[osd, ps] : peers_) {
     recovering |= !ps.missing.empty();
     backfilling |= ps.backfill;
+    toofull |= (ps.backfill || !ps.missing.empty()) && too_full_for_recovery(osd);
   }
   std::string s = below_min ? "peered" : "active";
   if (!undersized && !recovering && !backfilling) s += "+clean";
@@ -404,6 +405,7 @@ std::string Pg::state_string() const {
   if (undersized || recovering || backfilling) s += "+degraded";
   if (recovering) s += "+recovering";
   if (backfilling) s += "+backfilling";
+  if (toofull) s += "+backfill_toofull";
   if (!unfound_.empty()) s += "+unfound";
   if (scrub_) s += scrub_->deep ? "+scrubbing+deep" : "+scrubbing";
   return s;

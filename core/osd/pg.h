@@ -187,6 +187,13 @@ class Pg {
   void do_op(const ClientOpRef &op, bool from_slot);
   void do_read(const ClientOpRef &op);
   void do_write(const ClientOpRef &op);
+  // Why a write may not take more space now (empty: it may): an OSD of the
+  // acting set is marked full, this OSD's own disk passed the failsafe
+  // ratio, or staging its data hit the reserve.
+  std::string space_refusal(const ClientOp &op) const;
+  // Whether the map marks osd backfillfull (or full): recovery and
+  // backfill push nothing there but what a waiting write needs.
+  bool too_full_for_recovery(int32_t osd) const;
   void reply_retry(const ClientOpRef &op);
   bool degraded(const std::string &oid) const;
   void maybe_trim_log(store::Transaction &t);

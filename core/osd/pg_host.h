@@ -124,6 +124,11 @@ class PgHost {
   virtual uint64_t new_rep_tid() = 0;
   virtual void track_write(const WriteRef &w) = 0;
   virtual void untrack_write(uint64_t rep_tid) = 0;
+  // Whether this OSD's own disk is past osd_failsafe_full_ratio (a primary
+  // refuses new writes; peers hear it with every reply and heartbeat).
+  virtual bool failsafe_full() = 0;
+  // Whether peer `osd` last said so of its own disk (peer_fullness.h).
+  virtual bool peer_failsafe_full(int32_t osd) const = 0;
 };
 
 }  // namespace strata::osd

@@ -95,6 +95,13 @@ void Pg::do_write(const ClientOpRef &op) {
     send_reply(op->conn, build_op_reply(op->tid, e->rc, e->version.version, std::move(results), true));
     return;
   }
+  if (std::string why = space_refusal(*op); !why.empty()) {
+    host_.log().debug("osd", name_ + ": op " + op->reqid.client + ":" + std::to_string(op->tid) +
+                                 " on '" + op->oid + "' refused: " + why);
+    // No step ran: the caller sees ENOSPC on the first step of the op.
+    send_reply(op->conn, build_op_reply(op->tid, -ENOSPC, 0, {}));
+    return;
+  }
   EVersion v{map_->epoch(), log_.head().version + 1};
   ObjectInfo noi{v, now_ns()};
   store::Transaction t;
@@ -172,6 +179,21 @@ void Pg::do_write(const ClientOpRef &op) {
   }, store::Store::Ack::kDurable);  // journaled is durable; reads wait for the apply
   if (!st.ok()) host_.fatal(st.Context(name_ + " write"));
   else if (staged) op->staged->mark_queued();
+}
+
+std::string Pg::space_refusal(const ClientOp &op) const {
+  if (!may_use_space(op.ops)) return {};
+  if (op.stage_rc == -ENOSPC) return "staging its data would eat into this OSD's reserve";
+  if (int32_t full = cluster::first_at_least(map_->map(), acting_, cluster::Fullness::kFull);
+      full >= 0)
+    return "osd." + std::to_string(full) + " is full";
+  if (host_.failsafe_full())
+    return "this OSD's disk is past osd_failsafe_full_ratio " +
+           std::to_string(host_.config().failsafe_full_ratio);
+  for (int32_t o : acting_)
+    if (o != host_.whoami() && host_.peer_failsafe_full(o))
+      return "osd." + std::to_string(o) + " said its disk is past its failsafe ratio";
+  return {};
 }
 
 // A write the backfill target only logs: if the object falls in the part
@@ -270,6 +292,7 @@ void Pg::on_rep_op(const InMsgRef &in) {
     b.setIntervalEpoch(r.getIntervalEpoch());
     b.setRepTid(r.getRepTid());
     b.setFrom(host_.whoami());
+    b.setFailsafeFull(host_.failsafe_full());
   });
   queue_then_reply(std::move(t), in->conn, std::move(reply), "replicated write",
                    store::Store::Ack::kDurable);

@@ -23,6 +23,10 @@ Result<uint64_t> Pg::object_digest_of(const std::string &oid) {
   return object_digest(host_.store(), coll_, oid);
 }
 
+bool Pg::too_full_for_recovery(int32_t osd) const {
+  return cluster::first_at_least(map_->map(), {osd}, cluster::Fullness::kBackfillfull) >= 0;
+}
+
 void Pg::recover() {
   if (!is_primary() || state_ != State::kActive) return;
   // 1. The primary's own copy first: everything else is pushed from it.
@@ -33,15 +37,17 @@ void Pg::recover() {
   // 2. Replicas that lack objects the log names.
   for (auto &[osd, ps] : peers_) {
     if (ps.backfill) continue;
+    const bool too_full = too_full_for_recovery(osd);
     for (const auto &[oid, item] : ps.missing) {
       if (missing_.count(oid) || recovering_.count(oid)) continue;
+      if (too_full && !item.is_delete) continue;  // a delete frees space: always welcome
       if (start_object_recovery(oid, false) == -1) return;
     }
   }
   // 3. Backfill targets, once the primary's copy is whole.
   if (missing_.empty())
     for (auto &[osd, ps] : peers_)
-      if (ps.backfill) backfill_step(osd, ps);
+      if (ps.backfill && !too_full_for_recovery(osd)) backfill_step(osd, ps);
   maybe_clean();
 }
 
@@ -98,7 +104,12 @@ int Pg::start_object_recovery(const std::string &oid, bool priority) {
   }
   std::set<int32_t> targets;
   for (const auto &[osd, ps] : peers_)
-    if (!ps.backfill && ps.missing.count(oid)) targets.insert(osd);
+    // A backfillfull peer gets only deletes and what a waiting client
+    // write needs.
+    if (auto it = ps.missing.find(oid); !ps.backfill && it != ps.missing.end() &&
+                                        (priority || it->second.is_delete ||
+                                         !too_full_for_recovery(osd)))
+      targets.insert(osd);
   if (targets.empty()) {
     if (throttled) thr.release();
     release_slot_if_idle(oid);

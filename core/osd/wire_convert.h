@@ -43,6 +43,8 @@ struct ClientOp {
   std::vector<OsdOp> ops;
   // The one large WRITE_FULL's data, staged on arrival (osd/stage_pool.h).
   store::StagedWriteRef staged;
+  // Why staging it failed (ENOSPC: the disk is within its reserve).
+  int stage_rc = 0;
 };
 using ClientOpRef = std::shared_ptr<ClientOp>;
 

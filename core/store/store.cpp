@@ -315,9 +315,19 @@ Status Store::stage_large_writes(Transaction &t) {
   if (settings_.stage_threshold == 0 || !backend_->has_staged_writes()) return Status::OK();
   for (strata_op &op : t.mutable_ops()) {
     if (op.type != STRATA_OP_WRITE_FULL || op.value.len < settings_.stage_threshold) continue;
+    if (Status claim = claim_stage_space(op.value.len, describe(op)); !claim.ok()) {
+      // The transaction was admitted (a replica's copy of a write its
+      // primary accepted, a recovery push): rather than fail it, the
+      // journal carries the bytes and the apply writes them into the
+      // reserve. Without a journal there is nowhere else to put them.
+      if (journal_) continue;
+      return claim;
+    }
     uint64_t id = 0;
     strata_err err{};
     int rc = backend_->ops()->stage_write(backend_->handle(), op.value.data, op.value.len, &id, &err);
+    unclaim_stage_space(op.value.len);
+    if (rc == -ENOSPC && journal_) continue;  // as above: the journal carries it
     if (rc < 0)
       return Status::Error(rc, "staging " + std::to_string(op.value.len) + " bytes for " +
                                    describe(op) + ": " + err.msg);
@@ -338,9 +348,14 @@ bool Store::would_stage(uint64_t len) const {
 Result<StagedWriteRef> Store::stage(std::string_view data) {
   if (!backend_ || !backend_->has_staged_writes())
     return Status::Error(EOPNOTSUPP, "store " + dir_ + ": the backend has no staged writes");
+  if (Status claim = claim_stage_space(data.size(), "a stage of " + std::to_string(data.size()) +
+                                                      " bytes");
+      !claim.ok())
+    return claim;
   uint64_t id = 0;
   strata_err err{};
   int rc = backend_->ops()->stage_write(backend_->handle(), data.data(), data.size(), &id, &err);
+  unclaim_stage_space(data.size());
   if (rc < 0)
     return Status::Error(rc, "store " + dir_ + ": staging " + std::to_string(data.size()) +
                                  " bytes: " + err.msg);
@@ -1106,6 +1121,27 @@ Result<strata_store_usage> Store::usage() {
   int rc = backend_->ops()->usage(backend_->handle(), &u, &err);
   if (rc < 0) return Status::Error(rc, std::string("usage: ") + err.msg);
   return u;
+}
+
+Result<StoreSpace> Store::space() const {
+  auto s = filesystem_space(dir_);
+  if (!s.ok()) return s.status().Context("store " + dir_);
+  s->used_bytes += staging_bytes_.load();
+  return s;
+}
+
+Status Store::claim_stage_space(uint64_t len, const std::string &what) {
+  staging_bytes_ += len;
+  auto s = space();
+  // An unreadable statvfs is no reason to refuse: the write itself will say.
+  if (!s.ok() || fits_outside_reserve({s->total_bytes, s->used_bytes - len}, len,
+                                      settings_.reserve_pct))
+    return Status::OK();
+  staging_bytes_ -= len;
+  return Status::Error(ENOSPC, "store " + dir_ + ": " + what + " would eat into the " +
+                                   std::to_string(settings_.reserve_pct) +
+                                   "% reserve (" + std::to_string(s->used_bytes - len) + " of " +
+                                   std::to_string(s->total_bytes) + " bytes used)");
 }
 
 Result<int64_t> Store::fsck() {

@@ -66,6 +66,7 @@
 #include "host/plugin_loader.h"
 #include "store/plugin_instances.h"
 #include "store/staged_write.h"
+#include "store/store_space.h"
 #include "store/store_meta.h"
 #include "store/transaction.h"
 
@@ -76,6 +77,8 @@ struct StoreSettings {
   int64_t checkpoint_fill_pct = 40;
   int64_t throttle_fill_pct = 50;
   uint64_t stage_threshold = 128 * 1024;  // 0 = never stage
+  // Percent of the filesystem kept free for the store itself (store_space.h).
+  int64_t reserve_pct = 2;
 };
 
 struct MkfsParams {
@@ -176,6 +179,9 @@ class Store {
                                                 uint64_t limit = 0);
   Result<std::vector<std::string>> list_collections();
   Result<strata_store_usage> usage();
+  // The filesystem under the store as fullness sees it: statvfs, plus the
+  // bytes being staged right now (not on disk yet, but promised).
+  Result<StoreSpace> space() const;
   // Backend fsck; problems are logged. Returns the number found.
   Result<int64_t> fsck();
 
@@ -220,6 +226,11 @@ class Store {
   Status prepare(Transaction &t, std::vector<std::string> &touched_objs,
                  std::vector<std::string> &touched_colls);
   Status stage_large_writes(Transaction &t);
+  // Claims `len` bytes for a stage about to be written, or ENOSPC (naming
+  // `what`) if they would eat into the reserve. Claims are dropped with
+  // unclaim_stage_space once the stage is on disk (or failed).
+  Status claim_stage_space(uint64_t len, const std::string &what);
+  void unclaim_stage_space(uint64_t len) { staging_bytes_ -= len; }
   std::shared_ptr<StageReleaser> releaser_ = std::make_shared<StageReleaser>();
   uint64_t tracked_size(std::string_view coll, std::string_view oid);
   // Read lock on one object's stripe; the apply thread takes the stripes of
@@ -287,6 +298,7 @@ class Store {
   std::atomic<double> drain_rate_{64.0 * 1024 * 1024};
   std::atomic<uint64_t> checkpoints_{0}, throttle_sleeps_{0}, staged_writes_{0};
   std::atomic<uint64_t> throttle_ns_{0};
+  std::atomic<uint64_t> staging_bytes_{0};  // claimed by stages being written
   bool closed_ = false;
 };
 

@@ -582,6 +582,34 @@ TEST_CASE("large full-object writes are staged and survive an unclean stop", "[s
   require_closed(s);
 }
 
+TEST_CASE("a store inside its reserve refuses stages with ENOSPC and journals large writes instead",
+          "[store]") {
+  ScratchStore ss("reserve");
+  store::StoreSettings st;
+  st.reserve_pct = 100;  // the whole filesystem is reserve: no stage fits
+  auto s = ss.must_open(st);
+  auto space = s->space();
+  REQUIRE(space.ok());
+  CHECK(space->total_bytes > 0);
+  if (s->backend_caps() & STRATA_OS_CAP_STAGED_WRITES) {
+    auto staged = s->stage(pattern_bytes(2, 300 * 1024));
+    REQUIRE_FALSE(staged.ok());
+    CHECK(staged.status().code() == -ENOSPC);
+    CHECK(staged.status().message().find("reserve") != std::string::npos);
+  }
+  // A write the store must take (a replica's copy) still goes through: the
+  // journal carries its bytes, the store does not fail.
+  Transaction t;
+  t.mkcoll("pg.1").write_full("pg.1", "big", pattern_bytes(3, 300 * 1024));
+  REQUIRE(submit(*s, std::move(t)).ok());
+  CHECK(s->stats().staged_writes == 0);
+  auto d = s->read("pg.1", "big");
+  REQUIRE(d.ok());
+  CHECK(*d == pattern_bytes(3, 300 * 1024));
+  CHECK(s->health_warnings().size() == (pair().journal == "tmpfs" ? 1u : 0u));
+  require_closed(s);
+}
+
 // --- journal corruption --------------------------------------------------------
 
 TEST_CASE("a corrupted journal record before the tail makes open fail with a clear message",

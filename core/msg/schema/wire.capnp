@@ -26,6 +26,7 @@ struct OsdInfo {
   downAt @6 :UInt64;      # epoch it was marked down (0 = never)
   host @7 :Text;
   downSinceMs @8 :UInt64; # unix ms when marked down, for the out timer
+  fullness @9 :UInt8;     # cluster/fullness.h: 0 none, 1 nearfull, 2 backfillfull, 3 full
 }
 
 struct PoolInfo {
@@ -279,6 +280,7 @@ struct Heartbeat {
   epoch @1 :UInt64;
   stampNs @2 :UInt64;
   isReply @3 :Bool;
+  failsafeFull @4 :Bool;  # the sender's disk is past osd_failsafe_full_ratio
 }
 
 # Replication, peering, recovery and scrub (OSD <-> OSD, types 49..60).
@@ -352,6 +354,7 @@ struct RepOpReply {
   repTid @3 :UInt64;
   from @4 :Int32;
   rc @5 :Int32;
+  failsafeFull @6 :Bool;  # the replica's disk is past osd_failsafe_full_ratio
 }
 
 # primary -> any OSD that may hold the PG: send your info, log and missing.

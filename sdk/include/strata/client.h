@@ -26,7 +26,10 @@
  *     down), -ENOENT (no such pool or object), -ETIMEDOUT (client_op_timeout_ms
  *     passed), -EACCES (the cluster refused our key), -E2BIG (more than
  *     STRATA_MAX_OP_DATA bytes in one operation), -EDEADLK (a synchronous call
- *     made from inside a completion callback).
+ *     made from inside a completion callback), -ENOSPC (a write that may take
+ *     space, refused because an OSD of its placement group is full: nothing
+ *     of it was applied; removes, truncates and removals of xattrs and omap
+ *     keys still succeed, so that space can be freed).
  *   - strata_last_error() returns a one-line message with context for the
  *     most recent failing call made by the calling thread.
  *   - Buffers have explicit lengths. Object, pool, xattr and entity names are
