@@ -137,9 +137,10 @@ int fsck(CliContext &ctx, const std::vector<std::string> &args) {
     else
       std::printf("repair: no transaction after seq %llu was lost\n",
                   static_cast<unsigned long long>(x.discard_after));
-    std::printf("repair: the journal as it was (with what was dropped) is kept in %s; the store "
-                "has a new, empty journal\n",
-                x.saved_copy.c_str());
+    if (!x.saved_copy.empty())
+      std::printf("repair: the journal as it was (with what was dropped) is kept in %s; the "
+                  "store has a new, empty journal\n",
+                  x.saved_copy.c_str());
   }
   std::printf("store %s (%s + %s): checkpoint seq %llu, replayed %llu transactions, last seq %llu",
               d->c_str(), (*store)->meta().backend.c_str(), (*store)->meta().journal.c_str(),

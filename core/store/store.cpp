@@ -303,6 +303,8 @@ Status Store::replay() {
                          std::to_string(ctx.applied) + (rc < 0 ? " (" + std::string(err.msg) + ")" : "") +
                          "; discard after seq " + std::to_string(ctx.applied) + " at most");
       replay_.records = ctx.records;
+      replay_.repair.requested = true;
+      replay_.repair.discard_after = *discard_after_;
       uint64_t newest = std::max(ctx.dropped_newest, journal_->stat().last_seq);
       if (rc < 0 || newest > *discard_after_) {
         Status st = checkpoint_locked_out(*discard_after_);
@@ -351,8 +353,6 @@ Status Store::replay() {
 
 Status Store::replace_damaged_journal(uint64_t newest) {
   RepairReport &r = replay_.repair;
-  r.requested = true;
-  r.discard_after = *discard_after_;
   if (newest > r.discard_after) {
     r.first_lost = r.discard_after + 1;
     r.last_lost = newest;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "store_compare.h"
 #include "store_test_util.h"
@@ -128,7 +129,6 @@ TEST_CASE("fsck of a cp -a copy of a crashed store loses none of the original's 
     INFO(msg);
     CHECK_FALSE(own_journal);  // with its journal inside, the copy had its own
     CHECK(contains(msg, "were trimmed without being applied here"));
-    CHECK(contains(msg, "seqs 1..60"));
     return;
   }
   INFO("replay of the original: " << (*s)->replay_report().records << " records from checkpoint "
@@ -228,7 +228,7 @@ TEST_CASE("a failed mkfs leaves nothing behind and mkfs refuses a non-empty dire
   destroy_store(dir);
 
   fs::create_directories(dir);
-  write_file_at(dir + "/precious", 0, "keep me");
+  std::ofstream(dir + "/precious") << "keep me";
   st = Store::mkfs(registry(), p, test_logger());
   INFO("mkfs in a non-empty directory: " << st.ToString());
   CHECK(st.code() == -ENOTEMPTY);
@@ -244,13 +244,14 @@ TEST_CASE("a failed mkfs leaves nothing behind and mkfs refuses a non-empty dire
 
 TEST_CASE("a damaged journal record the checkpoint already covers does not block open",
           "[store][journal]") {
-  if (pair().backend != "kv") {
-    WARN("needs a backend that is plain files to put a later copy of it in place (kv)");
-    return;
-  }
   ScratchStore::Options o;
   o.journal_size = 4ull << 20;
   ScratchStore ss("covered", o);
+  if (pair().backend != "kv" || ss.meta().journal_path[0] == '/') {
+    WARN("needs a backend that is plain files (kv) and a journal inside the store directory, "
+         "so that a copy of the store has its own");
+    return;
+  }
   crash_after_writing(ss, 1, 60);  // the journal holds 1..60
   // A copy replays and checkpoints 1..60; its backend then covers the
   // original's whole journal.
