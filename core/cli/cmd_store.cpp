@@ -103,7 +103,8 @@ int fsck(CliContext &ctx, const std::vector<std::string> &args) {
   bool repair = false;
   uint64_t discard_after = 0;
   desc.add_options()("dir", po::value(&dir), "store directory")(
-      "repair", po::bool_switch(&repair), "repair what fsck cannot get past (with --discard-after)")(
+      "repair", po::bool_switch(&repair),
+      "repair what fsck cannot get past (with --discard-after)")(
       "discard-after", po::value(&discard_after),
       "with --repair: drop every journaled transaction after this seq (a copy of the journal "
       "is kept in the store directory)");

@@ -50,12 +50,13 @@ Result<std::unique_ptr<MkfsStaging>> MkfsStaging::begin(const std::string &dir_i
   if (ec) return Status::Error(ec.value(), "cannot create " + parent.string());
 
   bool inside = false;
-  struct stat st_dir {}, st_parent {};
+  struct stat st_dir {
+  }, st_parent{};
   if (::stat(d.c_str(), &st_dir) == 0) {
     if (!S_ISDIR(st_dir.st_mode)) return Status::Error(ENOTDIR, d + " is not a directory");
     if (fs::exists(d + "/" + StoreMeta::kFileName))
-      return Status::Error(EEXIST, "a Strata store already exists in " + d +
-                                       (force ? "" : " (--force erases it)"));
+      return Status::Error(
+          EEXIST, "a Strata store already exists in " + d + (force ? "" : " (--force erases it)"));
     if (!fs::is_empty(d, ec)) {
       if (!force)
         return Status::Error(ENOTEMPTY, d + " is not empty; mkfs makes a store only in an empty "

@@ -77,6 +77,18 @@ std::string default_journal_path(const std::string &journal, const std::string &
 }
 
 namespace {
+// An absolute journal path inside the store directory is the store's own
+// journal: recorded relative (the directory does not exist under its name
+// until mkfs ends, and a copy of the store must use its own copy).
+std::string path_inside_store(const std::string &dir, const std::string &journal_path) {
+  namespace fs = std::filesystem;
+  if (journal_path.empty() || journal_path[0] != '/') return journal_path;
+  const fs::path rel = fs::path(journal_path).lexically_normal().lexically_relative(
+      fs::absolute(dir).lexically_normal());
+  if (rel.empty() || *rel.begin() == ".." || rel == ".") return journal_path;
+  return rel.string();
+}
+
 JournalOwner owner_of(const std::string &dir, const std::string &fsid) {
   return {fsid, std::filesystem::absolute(dir).lexically_normal().string()};
 }
@@ -119,7 +131,8 @@ Status Store::mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger 
                                        "by itself); choose journal = file or tmpfs");
   } else {
     m.journal_options = plugin_options_with_defaults(*jp, p.journal_options);
-    m.journal_path = p.journal_path.empty() ? default_journal_path(p.journal, m.fsid) : p.journal_path;
+    m.journal_path = p.journal_path.empty() ? default_journal_path(p.journal, m.fsid)
+                                            : path_inside_store(p.dir, p.journal_path);
     m.journal_size = p.journal_size;
     sync_journal_size_option(m);
     Status st = BackendInstance::mkfs(*bp, m.backend_dir(build), m.backend_options, log);
@@ -296,12 +309,15 @@ Status Store::replay() {
     rc = journal_->ops()->replay(journal_->handle(), committed, cb, &ctx, &res, &err);
     if (!ctx.st.ok()) return ctx.st;
     if (discard_after_ && (rc == 0 || rc == -EUCLEAN)) {
-      if (ctx.applied < *discard_after_)
-        return Status::Error(
-            EUCLEAN, "--discard-after " + std::to_string(*discard_after_) + ": journal " +
-                         journal_->path() + " can be read only up to seq " +
-                         std::to_string(ctx.applied) + (rc < 0 ? " (" + std::string(err.msg) + ")" : "") +
-                         "; discard after seq " + std::to_string(ctx.applied) + " at most");
+      if (ctx.applied < *discard_after_) {
+        const std::string why = rc < 0 ? " (" + std::string(err.msg) + ")" : "";
+        return Status::Error(EUCLEAN, "--discard-after " + std::to_string(*discard_after_) +
+                                          ": journal " + journal_->path() +
+                                          " can be read only up to seq " +
+                                          std::to_string(ctx.applied) + why +
+                                          "; discard after seq " + std::to_string(ctx.applied) +
+                                          " at most");
+      }
       replay_.records = ctx.records;
       replay_.repair.requested = true;
       replay_.repair.discard_after = *discard_after_;
@@ -681,7 +697,7 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
     uint64_t need = t.encoded_size() + 4096;  // record framing
     if (capacity && need > capacity)
       return Status::Error(EFBIG, "transaction of " + std::to_string(need) +
-                                      " bytes does not fit in journal " + meta_.journal_location(dir_) +
+                                      " bytes does not fit in journal " + journal_->path() +
                                       " of " + std::to_string(capacity) + " bytes");
   }
 

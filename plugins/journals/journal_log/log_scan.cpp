@@ -193,8 +193,8 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
       pos += s.footprint;
       continue;
     }
-    r.records.push_back(
-        {h.seq, h.epoch, resumed ? resumed_from : (pad.active ? pad.start : pos), pos + s.footprint});
+    const uint64_t rec_start = resumed ? resumed_from : (pad.active ? pad.start : pos);
+    r.records.push_back({h.seq, h.epoch, rec_start, pos + s.footprint});
     resumed = false;
     pad.active = false;
     r.last_seq = h.seq;
