@@ -150,6 +150,23 @@ TEST_CASE("mkfs makes the journal path relative to the store directory", "[store
     CHECK(m.journal_path == "journal");
     CHECK(fs::exists(ss.dir() + "/journal"));
   }
+  // An absolute path into the new store's own directory is its own journal.
+  const std::string dir = unique_dir("absolute-inside");
+  store::MkfsParams p;
+  p.dir = dir;
+  p.backend = pair().backend;
+  p.journal = pair().journal;
+  if (p.backend == "kv") p.backend_options.emplace_back("kv_engine", pair().kv_engine);
+  p.journal_size = 4ull << 20;
+  p.journal_path = fs::absolute(dir).string() + "/wal";
+  Status st = Store::mkfs(registry(), p, test_logger());
+  INFO("mkfs with journal_path " << p.journal_path << ": " << st.ToString());
+  REQUIRE(st.ok());
+  auto made = store::StoreMeta::load(dir);
+  REQUIRE(made.ok());
+  CHECK(made->journal_path == "wal");
+  CHECK(fs::exists(dir + "/wal"));
+  destroy_store(dir);
 }
 
 TEST_CASE("a store refuses the journal of another store and names both stores",
