@@ -19,8 +19,10 @@ namespace {
 const char *kUsage =
     "usage: strata store <command> [options]\n"
     "  mkfs          --dir DIR [--backend xfs|btrfs|kv] [--journal file|tmpfs|none]\n"
-    "                [--journal-path P] [--journal-size 1G] [--set key=value ...]\n"
+    "                [--journal-path P] [--journal-size 1G] [--force] [--set key=value ...]\n"
     "  fsck          --dir DIR      replay the journal, check the backend's structures\n"
+    "                [--repair --discard-after SEQ]  open a store whose journal is corrupt,\n"
+    "                dropping (and keeping a copy of) every transaction after SEQ\n"
     "  dump          --dir DIR [--collection C] [--limit N]   list what the store holds\n"
     "  journal-swap  --dir DIR --journal NAME [--journal-path P] [--journal-size S]\n"
     "  bench         --dir DIR [...]  see `strata store bench --help`\n"
@@ -70,11 +72,14 @@ Result<std::unique_ptr<store::Store>> open_store(CliContext &ctx, const std::str
 int mkfs(CliContext &ctx, const std::vector<std::string> &args) {
   po::options_description desc("strata store mkfs");
   std::string dir, backend, journal, jpath, jsize;
+  bool force = false;
   desc.add_options()("dir", po::value(&dir), "store directory")(
       "backend", po::value(&backend), "object-store plugin (xfs, btrfs, kv, ...)")(
       "journal", po::value(&journal), "journal plugin (file, tmpfs) or none")(
       "journal-path", po::value(&jpath), "journal file or device")(
-      "journal-size", po::value(&jsize), "journal capacity, e.g. 1G");
+      "journal-size", po::value(&jsize), "journal capacity, e.g. 1G")(
+      "force", po::bool_switch(&force),
+      "make the store even if DIR is not empty, erasing what it holds");
   po::variables_map vm;
   int rc = 0;
   if (!parse(args, desc, vm, rc)) return rc;
@@ -86,6 +91,7 @@ int mkfs(CliContext &ctx, const std::vector<std::string> &args) {
   if (!d.ok()) return report(d.status());
   auto p = mkfs_params_from_config(ctx, *d);
   if (!p.ok()) return report(p.status());
+  p->force = force;
   Status st = store::Store::mkfs(*ctx.plugins, *p, ctx.log);
   if (!st.ok()) return report(st);
   return 0;
@@ -94,15 +100,49 @@ int mkfs(CliContext &ctx, const std::vector<std::string> &args) {
 int fsck(CliContext &ctx, const std::vector<std::string> &args) {
   po::options_description desc("strata store fsck");
   std::string dir;
-  desc.add_options()("dir", po::value(&dir), "store directory");
+  bool repair = false;
+  uint64_t discard_after = 0;
+  desc.add_options()("dir", po::value(&dir), "store directory")(
+      "repair", po::bool_switch(&repair),
+      "repair what fsck cannot get past (with --discard-after)")(
+      "discard-after", po::value(&discard_after),
+      "with --repair: drop every journaled transaction after this seq (a copy of the journal "
+      "is kept in the store directory)");
   po::variables_map vm;
   int rc = 0;
   if (!parse(args, desc, vm, rc)) return rc;
+  if (repair != (vm.count("discard-after") > 0)) {
+    std::fprintf(stderr, "strata store fsck: --repair and --discard-after SEQ go together\n");
+    return 2;
+  }
   auto d = store_dir(ctx, dir);
   if (!d.ok()) return report(d.status());
-  auto store = open_store(ctx, *d);
+  Result<std::unique_ptr<store::Store>> store = Status::Error(EINVAL, "not opened");
+  if (repair) {
+    auto s = settings_from_config(ctx, *d);
+    if (!s.ok()) return report(s.status());
+    store = store::Store::open_discarding_after(*ctx.plugins, *d, *s, discard_after, ctx.log);
+  } else {
+    store = open_store(ctx, *d);
+  }
   if (!store.ok()) return report(store.status());
   const store::ReplayReport &r = (*store)->replay_report();
+  if (r.repair.requested) {
+    const store::RepairReport &x = r.repair;
+    if (x.lost)
+      std::printf("repair: dropped %llu transaction(s) after seq %llu: seqs %llu..%llu\n",
+                  static_cast<unsigned long long>(x.lost),
+                  static_cast<unsigned long long>(x.discard_after),
+                  static_cast<unsigned long long>(x.first_lost),
+                  static_cast<unsigned long long>(x.last_lost));
+    else
+      std::printf("repair: no transaction after seq %llu was lost\n",
+                  static_cast<unsigned long long>(x.discard_after));
+    if (!x.saved_copy.empty())
+      std::printf("repair: the journal as it was (with what was dropped) is kept in %s; the "
+                  "store has a new, empty journal\n",
+                  x.saved_copy.c_str());
+  }
   std::printf("store %s (%s + %s): checkpoint seq %llu, replayed %llu transactions, last seq %llu",
               d->c_str(), (*store)->meta().backend.c_str(), (*store)->meta().journal.c_str(),
               static_cast<unsigned long long>(r.committed_seq),
@@ -112,6 +152,7 @@ int fsck(CliContext &ctx, const std::vector<std::string> &args) {
     std::printf(", discarded a torn tail of %llu bytes (%s)",
                 static_cast<unsigned long long>(r.torn_bytes), r.detail.c_str());
   std::printf("\n");
+  if (!r.torn_bytes && !r.detail.empty()) std::printf("note: %s\n", r.detail.c_str());
   for (const std::string &w : (*store)->health_warnings()) std::printf("warning: %s\n", w.c_str());
   auto n = (*store)->fsck();
   if (!n.ok()) return report(n.status());

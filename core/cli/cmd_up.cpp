@@ -459,9 +459,9 @@ int cmd_down(std::vector<std::string> args) {
   if (purge)
     for (int id : ids) {
       auto meta = store::StoreMeta::load(L.osd_store(id));
-      if (meta.ok() && !meta->journal_path.empty() &&
-          meta->journal_path.rfind(L.dir + "/", 0) != 0 && fs::is_regular_file(meta->journal_path))
-        outside.push_back(meta->journal_path);
+      const std::string at = meta.ok() ? meta->journal_location(L.osd_store(id)) : "";
+      if (!at.empty() && at.rfind(L.dir + "/", 0) != 0 && fs::is_regular_file(at))
+        outside.push_back(at);
     }
   int rc = 0;
   for (int id : ids) {

@@ -212,7 +212,8 @@ const std::vector<strata_option_spec> &core_store_options() {
       {"backend", STRATA_OPT_STRING, "xfs", nullptr, "object-store plugin name"},
       {"journal", STRATA_OPT_STRING, "file", nullptr, "journal plugin name, or none"},
       {"journal_path", STRATA_OPT_STRING, "", nullptr,
-       "journal file or device (default: <store_dir>/journal; tmpfs: /dev/shm/strata-<fsid>)"},
+       "journal file or device, relative to the store directory unless absolute (default: "
+       "journal; tmpfs: /dev/shm/strata-journal-<fsid>)"},
       {"journal_size", STRATA_OPT_INT, "1G", nullptr, "journal capacity at mkfs / swap"},
       {"checkpoint_interval_ms", STRATA_OPT_INT, "2000", nullptr,
        "longest time between backend checkpoints"},

@@ -15,6 +15,14 @@ OpenArgsHolder::OpenArgsHolder(std::string path, const OptionList &options,
   args_.host = host;
 }
 
+void OpenArgsHolder::set_owner(const host::Plugin &p, const JournalOwner &owner) {
+  if (p.abi_minor() < 3 || owner.fsid.empty()) return;
+  owner_id_ = owner.fsid;
+  owner_path_ = owner.dir;
+  args_.owner_id = owner_id_.c_str();
+  args_.owner_path = owner_path_.c_str();
+}
+
 OptionList plugin_options_with_defaults(const host::Plugin &p, const OptionList &given) {
   OptionList out;
   const strata_plugin_descriptor &d = p.descriptor();
@@ -81,9 +89,11 @@ BackendInstance::~BackendInstance() {
 }
 
 Status JournalInstance::create(const host::Plugin &p, const std::string &path, uint64_t capacity,
-                               const OptionList &options, Logger &log) {
+                               const OptionList &options, const JournalOwner &owner,
+                               Logger &log) {
   PluginLogBridge bridge(log, "journal " + p.name());
   OpenArgsHolder args(path, options, bridge.services());
+  args.set_owner(p, owner);
   strata_err err{};
   int rc = p.ops<strata_journal_ops>()->create(args.get(), capacity, &err);
   if (rc < 0) return plugin_error(rc, err, "creating " + p.name() + " journal at " + path);
@@ -103,6 +113,7 @@ Status JournalInstance::destroy(const host::Plugin &p, const std::string &path,
 Result<std::unique_ptr<JournalInstance>> JournalInstance::open(const host::Plugin &p,
                                                                const std::string &path,
                                                                const OptionList &options,
+                                                               const JournalOwner &owner,
                                                                Logger &log) {
   std::unique_ptr<JournalInstance> j(new JournalInstance);
   j->plugin_ = p;
@@ -110,6 +121,7 @@ Result<std::unique_ptr<JournalInstance>> JournalInstance::open(const host::Plugi
   j->path_ = path;
   j->log_ = std::make_unique<PluginLogBridge>(log, "journal " + p.name());
   j->args_ = std::make_unique<OpenArgsHolder>(path, options, j->log_->services());
+  j->args_->set_owner(p, owner);
   j->ops_ = p.ops<strata_journal_ops>();
   strata_err err{};
   int rc = j->ops_->open(j->args_->get(), &j->h_, &err);

@@ -17,14 +17,25 @@
 
 namespace strata::store {
 
+// Who a journal belongs to: its store's fsid and directory (ABI 1.3
+// strata_open_args owner_id/owner_path).
+struct JournalOwner {
+  std::string fsid;
+  std::string dir;
+};
+
 // Owns the strings a strata_open_args points into.
 class OpenArgsHolder {
  public:
   OpenArgsHolder(std::string path, const OptionList &options, const strata_host_services *host);
   const strata_open_args *get() const { return &args_; }
+  // Fills owner_id/owner_path for a plugin of ABI minor >= 3 (older ones
+  // were promised NULL in those slots).
+  void set_owner(const host::Plugin &p, const JournalOwner &owner);
 
  private:
   std::string path_;
+  std::string owner_id_, owner_path_;
   std::vector<std::pair<std::string, std::string>> options_;
   std::vector<strata_kv> kvs_;
   strata_open_args args_{};
@@ -60,13 +71,16 @@ class BackendInstance {
 class JournalInstance {
  public:
   static Status create(const host::Plugin &p, const std::string &path, uint64_t capacity,
-                       const OptionList &options, Logger &log);
+                       const OptionList &options, const JournalOwner &owner, Logger &log);
   static Status destroy(const host::Plugin &p, const std::string &path,
                         const OptionList &options, Logger &log);
   static Result<std::unique_ptr<JournalInstance>> open(const host::Plugin &p,
                                                        const std::string &path,
-                                                       const OptionList &options, Logger &log);
+                                                       const OptionList &options,
+                                                       const JournalOwner &owner, Logger &log);
   ~JournalInstance();
+  // The plugin records its store and refuses another (ABI 1.3).
+  bool checks_owner() const { return caps_ & STRATA_JOURNAL_CAP_OWNER_CHECK; }
 
   const strata_journal_ops *ops() const { return ops_; }
   strata_journal *handle() const { return h_; }

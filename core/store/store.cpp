@@ -1,4 +1,5 @@
 #include "store/store.h"
+#include "store/mkfs_staging.h"
 #include "common/thread_name.h"
 
 #include <fcntl.h>
@@ -7,8 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <future>
 
 namespace strata::store {
@@ -68,58 +71,90 @@ struct Store::InFlight {
   Store *store = nullptr;
 };
 
-std::string default_journal_path(const std::string &dir, const std::string &journal,
-                                 const std::string &fsid) {
+std::string default_journal_path(const std::string &journal, const std::string &fsid) {
   if (journal == "tmpfs") return "/dev/shm/strata-journal-" + fsid;
-  return dir + "/journal";
+  return "journal";
 }
+
+namespace {
+// An absolute journal path inside the store directory is the store's own
+// journal: recorded relative (the directory does not exist under its name
+// until mkfs ends, and a copy of the store must use its own copy).
+std::string path_inside_store(const std::string &dir, const std::string &journal_path) {
+  namespace fs = std::filesystem;
+  if (journal_path.empty() || journal_path[0] != '/') return journal_path;
+  const fs::path rel = fs::path(journal_path).lexically_normal().lexically_relative(
+      fs::absolute(dir).lexically_normal());
+  if (rel.empty() || *rel.begin() == ".." || rel == ".") return journal_path;
+  return rel.string();
+}
+
+JournalOwner owner_of(const std::string &dir, const std::string &fsid) {
+  return {fsid, std::filesystem::absolute(dir).lexically_normal().string()};
+}
+}  // namespace
 
 // --- mkfs / open / close -------------------------------------------------
 
 Status Store::mkfs(const host::PluginRegistry &reg, const MkfsParams &p, Logger &log) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(p.dir, ec);
-  if (ec) return Status::Error(ec.value(), "cannot create store directory " + p.dir);
-  if (fs::exists(p.dir + "/" + StoreMeta::kFileName))
-    return Status::Error(EEXIST, "a Strata store already exists in " + p.dir);
-
   auto bp = reg.find(STRATA_KIND_OBJECTSTORE, p.backend);
   if (!bp.ok()) return bp.status();
+  std::optional<host::Plugin> jp;
+  if (p.journal != "none") {
+    auto j = reg.find(STRATA_KIND_JOURNAL, p.journal);
+    if (!j.ok()) return j.status();
+    jp = *j;
+  }
+  auto staging = MkfsStaging::begin(p.dir, p.force);
+  if (!staging.ok()) return staging.status();
+  const std::string build = (*staging)->build_dir();
+
   StoreMeta m;
   m.fsid = new_fsid();
   m.backend = p.backend;
   m.journal = p.journal;
   m.backend_options = plugin_options_with_defaults(*bp, p.backend_options);
-  fs::create_directories(m.backend_dir(p.dir), ec);
-  if (ec) return Status::Error(ec.value(), "cannot create " + m.backend_dir(p.dir));
+  std::error_code ec;
+  std::filesystem::create_directories(m.backend_dir(build), ec);
+  if (ec) return Status::Error(ec.value(), "cannot create " + m.backend_dir(build));
 
-  if (p.journal == "none") {
+  if (!jp) {
     // Only a backend that makes each transaction durable by itself may run
     // without a journal; otherwise acknowledged writes could be lost.
-    Status st = BackendInstance::mkfs(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    Status st = BackendInstance::mkfs(*bp, m.backend_dir(build), m.backend_options, log);
     if (!st.ok()) return st;
-    auto b = BackendInstance::open(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    auto b = BackendInstance::open(*bp, m.backend_dir(build), m.backend_options, log);
     if (!b.ok()) return b.status();
     if (!((*b)->caps() & STRATA_OS_CAP_SELF_DURABLE))
       return Status::Error(EINVAL, "backend '" + p.backend +
                                        "' needs a journal (it does not make transactions durable "
                                        "by itself); choose journal = file or tmpfs");
   } else {
-    auto jp = reg.find(STRATA_KIND_JOURNAL, p.journal);
-    if (!jp.ok()) return jp.status();
     m.journal_options = plugin_options_with_defaults(*jp, p.journal_options);
-    m.journal_path =
-        p.journal_path.empty() ? default_journal_path(p.dir, p.journal, m.fsid) : p.journal_path;
+    m.journal_path = p.journal_path.empty() ? default_journal_path(p.journal, m.fsid)
+                                            : path_inside_store(p.dir, p.journal_path);
     m.journal_size = p.journal_size;
     sync_journal_size_option(m);
-    Status st = BackendInstance::mkfs(*bp, m.backend_dir(p.dir), m.backend_options, log);
+    Status st = BackendInstance::mkfs(*bp, m.backend_dir(build), m.backend_options, log);
     if (!st.ok()) return st;
-    st = JournalInstance::create(*jp, m.journal_path, m.journal_size, m.journal_options, log);
+    // A journal outside the store directory (absolute path) is made where it
+    // will stay; a failed mkfs removes it again.
+    const std::string where = m.journal_location(build);
+    const bool outside = m.journal_path[0] == '/';
+    st = JournalInstance::create(*jp, where, m.journal_size, m.journal_options,
+                                 owner_of(p.dir, m.fsid), log);
+    if (st.ok()) st = m.save(build);
+    if (st.ok()) st = (*staging)->commit();
+    if (!st.ok()) {
+      if (outside) JournalInstance::destroy(*jp, where, m.journal_options, log);
+      return st;
+    }
+  }
+  if (!jp) {
+    Status st = m.save(build);
+    if (st.ok()) st = (*staging)->commit();
     if (!st.ok()) return st;
   }
-  Status st = m.save(p.dir);
-  if (!st.ok()) return st;
   log.info("store", "made store " + m.fsid + " in " + p.dir + ": backend " + m.backend +
                         ", journal " + m.journal +
                         (m.journal_path.empty() ? "" : " at " + m.journal_path));
@@ -134,6 +169,20 @@ Result<std::unique_ptr<Store>> Store::open(const host::PluginRegistry &reg,
   if (!st.ok()) {
     store->closed_ = true;  // nothing to flush; plugins close in destructors
     return st.Context("opening store " + dir);
+  }
+  return store;
+}
+
+Result<std::unique_ptr<Store>> Store::open_discarding_after(const host::PluginRegistry &reg,
+                                                            const std::string &dir,
+                                                            const StoreSettings &s,
+                                                            uint64_t discard_after, Logger &log) {
+  std::unique_ptr<Store> store(new Store(log));
+  store->discard_after_ = discard_after;
+  Status st = store->open_impl(reg, dir, s);
+  if (!st.ok()) {
+    store->closed_ = true;
+    return st.Context("repairing store " + dir);
   }
   return store;
 }
@@ -165,13 +214,21 @@ Status Store::open_impl(const host::PluginRegistry &reg, const std::string &dir,
   if (meta_.journal != "none") {
     auto jp = reg.find(STRATA_KIND_JOURNAL, meta_.journal);
     if (!jp.ok()) return jp.status();
-    auto j = JournalInstance::open(*jp, meta_.journal_path, meta_.journal_options, log_);
+    journal_plugin_ = *jp;
+    auto j = JournalInstance::open(*jp, meta_.journal_location(dir), meta_.journal_options,
+                                   owner_of(dir, meta_.fsid), log_);
     if (!j.ok()) return j.status();
     journal_ = std::move(*j);
+    if (!journal_->checks_owner())
+      log_.info("store", "journal plugin " + meta_.journal +
+                             " does not record which store it belongs to; relying on the "
+                             "sequence check alone to refuse another store's journal");
     for (const std::string &w : health_warnings()) log_.warn("store", w);
   } else if (!(caps & STRATA_OS_CAP_SELF_DURABLE)) {
     return Status::Error(EINVAL, "backend " + meta_.backend + " cannot run without a journal");
   }
+  if (discard_after_ && !journal_)
+    return Status::Error(EINVAL, "store " + dir + " has no journal: nothing to discard");
 
   Status st = replay();
   if (!st.ok()) return st;
@@ -198,15 +255,36 @@ Status Store::replay() {
   if (rc < 0) return Status::Error(rc, std::string("reading the backend's checkpoint: ") + err.msg);
   replay_.committed_seq = committed;
   uint64_t last = committed;
+  if (discard_after_ && *discard_after_ < committed)
+    return Status::Error(EINVAL, "--discard-after " + std::to_string(*discard_after_) +
+                                     ": the backend has applied and checkpointed up to seq " +
+                                     std::to_string(committed) +
+                                     " already; discard after that seq or later");
 
   if (journal_) {
     struct Ctx {
       Store *self;
       Status st;
       uint64_t records = 0;
-    } ctx{this, Status::OK()};
+      uint64_t committed = 0;
+      uint64_t first = 0;  // first seq visited
+      uint64_t applied = 0;         // last seq applied
+      uint64_t dropped_newest = 0;  // newest seq visited past discard_after_
+    } ctx{this, Status::OK(), 0, committed, 0, committed, 0};
     auto cb = [](void *c, uint64_t seq, const void *data, size_t len) -> int {
       auto *x = static_cast<Ctx *>(c);
+      if (x->first == 0) {
+        // Checked before anything is applied: a gap is refused untouched.
+        x->first = seq;
+        if (Status gap = x->self->check_no_gap(x->committed, seq); !gap.ok()) {
+          x->st = gap;
+          return gap.code();
+        }
+      }
+      if (x->self->discard_after_ && seq > *x->self->discard_after_) {
+        x->dropped_newest = seq;  // not applied: the repair drops it
+        return 0;
+      }
       auto t = Transaction::decode({static_cast<const char *>(data), len});
       if (!t.ok()) {
         x->st = t.status().Context("journal record seq " + std::to_string(seq));
@@ -223,16 +301,41 @@ Status Store::replay() {
         return st.code();
       }
       ++x->records;
+      x->applied = seq;
       return 0;
     };
     strata_journal_replay_result res{};
     res.struct_size = sizeof res;
     rc = journal_->ops()->replay(journal_->handle(), committed, cb, &ctx, &res, &err);
     if (!ctx.st.ok()) return ctx.st;
+    if (discard_after_ && (rc == 0 || rc == -EUCLEAN)) {
+      if (ctx.applied < *discard_after_) {
+        const std::string why = rc < 0 ? " (" + std::string(err.msg) + ")" : "";
+        return Status::Error(EUCLEAN, "--discard-after " + std::to_string(*discard_after_) +
+                                          ": journal " + journal_->path() +
+                                          " can be read only up to seq " +
+                                          std::to_string(ctx.applied) + why +
+                                          "; discard after seq " + std::to_string(ctx.applied) +
+                                          " at most");
+      }
+      replay_.records = ctx.records;
+      replay_.repair.requested = true;
+      replay_.repair.discard_after = *discard_after_;
+      uint64_t newest = std::max(ctx.dropped_newest, journal_->stat().last_seq);
+      if (rc < 0 || newest > *discard_after_) {
+        Status st = checkpoint_locked_out(*discard_after_);
+        if (st.ok()) st = replace_damaged_journal(std::max(newest, *discard_after_));
+        if (!st.ok()) return st;
+      }
+      rc = 0;
+      res.last_seq = *discard_after_;
+    }
     if (rc < 0)
-      return Status::Error(rc, "journal " + meta_.journal_path +
+      return Status::Error(rc, "journal " + journal_->path() +
                                    " cannot be replayed: " + std::string(err.msg) +
                                    " — refusing to start rather than drop acknowledged writes");
+    if (ctx.first == 0)
+      if (Status gap = check_no_gap(committed, 0); !gap.ok()) return gap;
     replay_.records = ctx.records;
     replay_.torn_bytes = res.torn_bytes;
     replay_.detail = res.detail;
@@ -262,6 +365,82 @@ Status Store::replay() {
                            " journaled transactions after checkpoint " +
                            std::to_string(committed) + ", now at seq " + std::to_string(last));
   return Status::OK();
+}
+
+Status Store::replace_damaged_journal(uint64_t newest) {
+  RepairReport &r = replay_.repair;
+  if (newest > r.discard_after) {
+    r.first_lost = r.discard_after + 1;
+    r.last_lost = newest;
+    r.lost = newest - r.discard_after;
+  }
+  const std::string where = journal_->path();
+  journal_.reset();  // closed: nothing writes it while it is copied
+  // The copy holds every dropped record as the journal medium held it (also
+  // those behind the damage, which no replay can reach).
+  r.saved_copy = dir_ + "/journal-dropped-after-" + std::to_string(r.discard_after) + "." +
+                 std::to_string(::time(nullptr)) + ".bin";
+  std::error_code ec;
+  {
+    std::ifstream in(where, std::ios::binary);
+    std::ofstream out(r.saved_copy, std::ios::binary | std::ios::trunc);
+    out << in.rdbuf();
+    out.flush();
+    if (!in || !out)
+      return Status::Error(EIO, "cannot keep a copy of journal " + where + " in " + r.saved_copy +
+                                    "; nothing was dropped");
+  }
+  if (int fd = ::open(r.saved_copy.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  Status st = JournalInstance::create(*journal_plugin_, where, meta_.journal_size,
+                                      meta_.journal_options, owner_of(dir_, meta_.fsid), log_);
+  if (!st.ok()) return st.Context("starting a new journal after the repair");
+  auto j = JournalInstance::open(*journal_plugin_, where, meta_.journal_options,
+                                 owner_of(dir_, meta_.fsid), log_);
+  if (!j.ok()) return j.status();
+  journal_ = std::move(*j);
+  strata_err err{};
+  strata_journal_replay_result res{};
+  res.struct_size = sizeof res;
+  int rc = journal_->ops()->replay(
+      journal_->handle(), r.discard_after, [](void *, uint64_t, const void *, size_t) { return 0; },
+      nullptr, &res, &err);
+  if (rc < 0) return Status::Error(rc, "replaying the new journal " + where + ": " + err.msg);
+  log_.warn("store", "repair of " + dir_ + ": dropped " + std::to_string(r.lost) +
+                         " transaction(s) after seq " + std::to_string(r.discard_after) +
+                         (r.lost ? " (seqs " + std::to_string(r.first_lost) + ".." +
+                                       std::to_string(r.last_lost) + ")"
+                                 : std::string()) +
+                         "; the journal as it was is kept in " + r.saved_copy);
+  return Status::OK();
+}
+
+Status Store::check_no_gap(uint64_t committed, uint64_t first_replayed) const {
+  // first_replayed: the first record replay visited (seq > committed), or 0
+  // when it visited none; then the journal's stat says what it held.
+  uint64_t oldest = first_replayed, newest = first_replayed;
+  if (first_replayed == 0) {
+    strata_journal_stat js = journal_->stat();
+    if (js.first_seq > committed + 1) oldest = newest = js.first_seq;
+    else if (js.first_seq == 0 && js.last_seq > committed) oldest = newest = js.last_seq + 1;
+    else return Status::OK();
+    if (js.first_seq == 0) newest = js.last_seq;
+  }
+  if (oldest <= committed + 1) return Status::OK();
+  const std::string lost = "seqs " + std::to_string(committed + 1) + ".." +
+                           std::to_string(oldest - 1);
+  return Status::Error(
+      EUCLEAN,
+      "journal " + journal_->path() + " of store " + meta_.fsid + " (" + dir_ + ") " +
+          (first_replayed ? "starts at seq " + std::to_string(oldest)
+                          : "is empty but has held records up to seq " + std::to_string(newest)) +
+          ", while the backend has applied only up to seq " + std::to_string(committed) + ": " +
+          lost + " (" + std::to_string(oldest - 1 - committed) +
+          " acknowledged transactions) were trimmed without being applied here — was the "
+          "journal used by another store, e.g. a copy of this one? Refusing to open; nothing "
+          "was replayed or trimmed");
 }
 
 Store::~Store() {
@@ -533,7 +712,7 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
     uint64_t need = t.encoded_size() + 4096;  // record framing
     if (capacity && need > capacity)
       return Status::Error(EFBIG, "transaction of " + std::to_string(need) +
-                                      " bytes does not fit in journal " + meta_.journal_path +
+                                      " bytes does not fit in journal " + journal_->path() +
                                       " of " + std::to_string(capacity) + " bytes");
   }
 
@@ -578,7 +757,7 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
       // The seq is spent and the submit-side view already includes this
       // transaction: the journal medium failed, so the store stops.
       Status e = Status::Error(rc, "journal append of seq " + std::to_string(f->seq) + " to " +
-                                       meta_.journal_path + ": " + err.msg);
+                                       meta_.journal_location(dir_) + ": " + err.msg);
       fail(e);
       return e;
     }
@@ -1155,7 +1334,7 @@ Result<int64_t> Store::fsck() {
 std::vector<std::string> Store::health_warnings() const {
   std::vector<std::string> w;
   if (journal_ && (journal_->caps() & STRATA_JOURNAL_CAP_VOLATILE))
-    w.push_back("journal '" + meta_.journal + "' at " + meta_.journal_path +
+    w.push_back("journal '" + meta_.journal + "' at " + meta_.journal_location(dir_) +
                 " is volatile: a power loss or reboot loses acknowledged writes not yet "
                 "checkpointed (at most checkpoint_interval_ms = " +
                 std::to_string(settings_.checkpoint_interval_ms) + " ms of writes)");
@@ -1209,13 +1388,14 @@ Status Store::journal_swap(const host::PluginRegistry &reg, const std::string &d
     auto jp = reg.find(STRATA_KIND_JOURNAL, journal);
     if (!jp.ok()) return jp.status();
     m.journal_options = plugin_options_with_defaults(*jp, journal_options);
-    m.journal_path = journal_path.empty() ? default_journal_path(dir, journal, m.fsid) : journal_path;
+    m.journal_path = journal_path.empty() ? default_journal_path(journal, m.fsid) : journal_path;
     m.journal_size = journal_size;
     sync_journal_size_option(m);
-    if (m.journal_path == old_meta.journal_path && journal != old_meta.journal)
+    if (m.journal_location(dir) == old_meta.journal_location(dir) && journal != old_meta.journal)
       return Status::Error(EINVAL, "journal-swap: new journal path " + m.journal_path +
                                        " is the old journal's; choose another path");
-    Status st = JournalInstance::create(*jp, m.journal_path, m.journal_size, m.journal_options, log);
+    Status st = JournalInstance::create(*jp, m.journal_location(dir), m.journal_size,
+                                        m.journal_options, owner_of(dir, m.fsid), log);
     if (!st.ok()) return st;
   } else {
     auto bp = reg.find(STRATA_KIND_OBJECTSTORE, m.backend);
@@ -1230,10 +1410,11 @@ Status Store::journal_swap(const host::PluginRegistry &reg, const std::string &d
   // in use; after it, the new one.
   Status st = m.save(dir);
   if (!st.ok()) return st;
-  if (old_meta.journal != "none" && old_meta.journal_path != m.journal_path) {
+  if (old_meta.journal != "none" && old_meta.journal_location(dir) != m.journal_location(dir)) {
     auto op = reg.find(STRATA_KIND_JOURNAL, old_meta.journal);
     if (op.ok()) {
-      Status d = JournalInstance::destroy(*op, old_meta.journal_path, old_meta.journal_options, log);
+      Status d = JournalInstance::destroy(*op, old_meta.journal_location(dir),
+                                          old_meta.journal_options, log);
       if (!d.ok()) log.warn("store", "old journal left behind: " + d.ToString());
     }
   }

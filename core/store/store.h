@@ -85,10 +85,24 @@ struct MkfsParams {
   std::string dir;
   std::string backend;
   std::string journal;       // plugin name or "none"
-  std::string journal_path;  // "" = default for the journal kind
+  // "" = default for the journal kind; relative = relative to dir.
+  std::string journal_path;
   uint64_t journal_size = 1ull << 30;
+  bool force = false;  // erase what dir holds (mkfs refuses a non-empty dir)
   OptionList backend_options;  // validated; defaults filled by mkfs
   OptionList journal_options;
+};
+
+// What an open with discard_after (`strata store fsck --repair
+// --discard-after SEQ`) dropped.
+struct RepairReport {
+  bool requested = false;
+  uint64_t discard_after = 0;
+  uint64_t lost = 0;                      // transactions dropped
+  uint64_t first_lost = 0, last_lost = 0;  // their seqs (0 when none)
+  // A copy of the journal as it was before the repair, holding what was
+  // dropped; "" when nothing was dropped.
+  std::string saved_copy;
 };
 
 struct ReplayReport {
@@ -96,7 +110,8 @@ struct ReplayReport {
   uint64_t records = 0;        // transactions re-applied
   uint64_t last_seq = 0;
   uint64_t torn_bytes = 0;
-  std::string detail;
+  std::string detail;  // the journal's note on what it discarded or skipped
+  RepairReport repair;
 };
 
 struct StoreStats {
@@ -125,6 +140,16 @@ class Store {
   static Result<std::unique_ptr<Store>> open(const host::PluginRegistry &reg,
                                              const std::string &dir, const StoreSettings &s,
                                              Logger &log);
+  // Opens a store whose journal cannot be replayed (corrupt before its
+  // tail), giving up every transaction after `discard_after`: applies the
+  // journal up to it, checkpoints, keeps a copy of the journal in the store
+  // directory, and starts a new, empty journal. Refuses a discard_after
+  // below the backend's checkpoint or past the first record it cannot read.
+  static Result<std::unique_ptr<Store>> open_discarding_after(const host::PluginRegistry &reg,
+                                                              const std::string &dir,
+                                                              const StoreSettings &s,
+                                                              uint64_t discard_after,
+                                                              Logger &log);
   // Moves the journal of a closed store to new media: opens the store
   // (replaying), checkpoints, creates the new journal, re-points the store
   // identity file at it, removes the old one.
@@ -200,6 +225,12 @@ class Store {
   Status open_impl(const host::PluginRegistry &reg, const std::string &dir,
                    const StoreSettings &s);
   Status replay();
+  // A journal that lost records the backend never applied: its oldest
+  // record (or, empty, the newest it ever held) is past committed + 1.
+  Status check_no_gap(uint64_t committed, uint64_t first_replayed) const;
+  // The repair step of open_discarding_after once replay applied up to
+  // discard_after: copy the journal aside, create a new one.
+  Status replace_damaged_journal(uint64_t newest_seq);
   Status apply_one(InFlight &f);
   // REQUIRES: the caller owns the backend (or no other thread runs).
   Status checkpoint_locked_out(uint64_t seq);
@@ -250,6 +281,8 @@ class Store {
   StoreSettings settings_;
   std::unique_ptr<BackendInstance> backend_;
   std::unique_ptr<JournalInstance> journal_;
+  std::optional<host::Plugin> journal_plugin_;
+  std::optional<uint64_t> discard_after_;  // open_discarding_after
   int lock_fd_ = -1;
   bool parallel_apply_ = false;  // ROLLBACK_CHECKPOINT backends
   bool exact_replay_ = false;
@@ -302,8 +335,9 @@ class Store {
   bool closed_ = false;
 };
 
-// The default journal path for a journal plugin of that name.
-std::string default_journal_path(const std::string &dir, const std::string &journal,
-                                 const std::string &fsid);
+// The default journal path for a journal plugin of that name, as the
+// identity file records it: relative to the store directory where it can
+// be (so that a copied store uses its copy), absolute for tmpfs.
+std::string default_journal_path(const std::string &journal, const std::string &fsid);
 
 }  // namespace strata::store

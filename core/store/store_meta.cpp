@@ -47,6 +47,11 @@ std::string new_fsid() {
   return buf;
 }
 
+std::string StoreMeta::journal_location(const std::string &dir) const {
+  if (journal_path.empty() || journal_path[0] == '/') return journal_path;
+  return dir + "/" + journal_path;
+}
+
 Result<StoreMeta> StoreMeta::load(const std::string &dir) {
   std::string path = dir + "/" + kFileName;
   auto cfg = Config::load_file(path);

@@ -20,7 +20,10 @@ struct StoreMeta {
   std::string fsid;
   std::string backend;
   std::string journal;       // plugin name or "none"
-  std::string journal_path;  // file, device or /dev/shm path
+  // File, device or /dev/shm path; relative to the store directory unless
+  // absolute (mkfs writes relative paths, so that a copied store uses its
+  // own copy of the journal).
+  std::string journal_path;
   uint64_t journal_size = 0;
   OptionList backend_options;
   OptionList journal_options;
@@ -28,6 +31,9 @@ struct StoreMeta {
   static Result<StoreMeta> load(const std::string &dir);
   Status save(const std::string &dir) const;
   std::string backend_dir(const std::string &dir) const { return dir + "/backend"; }
+  // Where the journal of the store in `dir` is: journal_path resolved
+  // against dir; "" without a journal.
+  std::string journal_location(const std::string &dir) const;
 };
 
 std::string new_fsid();

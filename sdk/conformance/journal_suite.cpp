@@ -595,3 +595,68 @@ TEST_CASE("append, trim, flush and stat may run from several threads at once", "
   require_records(r, r.records.front().first, total,
                   [](uint64_t s) { return small_len(s) * 4; });
 }
+
+// --- owner (ABI 1.3, STRATA_JOURNAL_CAP_OWNER_CHECK) ----------------------------
+
+namespace {
+
+// The journal's open args with an owner (or none when id is null).
+struct OwnedArgs {
+  OwnedArgs(const sc::FreshJournal &j, const char *id, const char *path) : args(*j.args()) {
+    args.owner_id = id;
+    args.owner_path = path;
+  }
+  strata_open_args args;
+};
+
+// open() with these args: the rc, and the plugin's message on failure.
+std::pair<int, std::string> open_as(const sc::FreshJournal &j, const OwnedArgs &a) {
+  strata_err err{};
+  strata_journal *h = nullptr;
+  int rc = j.ops().open(&a.args, &h, &err);
+  if (h) j.ops().close(h);
+  return {rc, rc == 0 ? std::string() : std::string(err.msg)};
+}
+
+bool checks_owner(const sc::FreshJournal &j) {
+  if (j.caps() & STRATA_JOURNAL_CAP_OWNER_CHECK) return true;
+  WARN("the plugin does not declare STRATA_JOURNAL_CAP_OWNER_CHECK: nothing to check");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a journal created for one owner refuses another with EXDEV naming both owners",
+          "[journal]") {
+  sc::FreshJournal j(1 << 20);
+  if (!checks_owner(j)) return;
+  j.close();
+  OwnedArgs a(j, "conformance-owner-a", "/stores/a"), b(j, "conformance-owner-b", "/stores/b");
+  strata_err err{};
+  REQUIRE(j.ops().create(&a.args, 1 << 20, &err) == 0);
+  auto [rc, msg] = open_as(j, b);
+  INFO("open for another owner: rc " << rc << ": " << msg);
+  CHECK(rc == -EXDEV);
+  CHECK(msg.find("conformance-owner-a") != std::string::npos);
+  CHECK(msg.find("conformance-owner-b") != std::string::npos);
+  CHECK(msg.find("/stores/a") != std::string::npos);
+  CHECK(msg.find("/stores/b") != std::string::npos);
+  CHECK(open_as(j, a).first == 0);  // its own owner opens it
+  OwnedArgs nobody(j, nullptr, nullptr);
+  CHECK(open_as(j, nobody).first == 0);  // a host that does not say is not checked
+}
+
+TEST_CASE("a journal that records no owner is adopted by the first owner that opens it",
+          "[journal]") {
+  sc::FreshJournal j(1 << 20);  // created without an owner
+  if (!checks_owner(j)) return;
+  replay(j);
+  append_range(j, 1, 5, small_len);
+  j.close();
+  OwnedArgs a(j, "conformance-owner-a", "/stores/a"), b(j, "conformance-owner-b", "/stores/b");
+  REQUIRE(open_as(j, a).first == 0);
+  CHECK(open_as(j, b).first == -EXDEV);
+  CHECK(open_as(j, a).first == 0);
+  j.reopen();  // adoption kept the records
+  CHECK(replay(j).records.size() == 5);
+}

@@ -390,3 +390,100 @@ TEST_CASE("appends out of seq order are refused", "[journal_log]") {
   log->flush();
   CHECK(log->stat().last_seq == 6);
 }
+
+namespace {
+
+// Records 1..10 of 100 bytes, one block each, every one acknowledged; then
+// the payload of record `bad` damaged.
+std::shared_ptr<MemDevice> ten_records_with_damaged(uint64_t bad) {
+  auto dev = formatted_device(1 << 20);
+  {
+    auto log = open_log(dev);
+    replay(*log);
+    for (uint64_t s = 1; s <= 10; ++s) {
+      std::string p = payload_for(s, 100);
+      log->append(s, p.data(), p.size(), nullptr, nullptr);
+      log->flush();
+    }
+  }
+  dev->damage(2 * kBs + (bad - 1) * kBs + 70, 10);
+  return dev;
+}
+
+}  // namespace
+
+TEST_CASE("a damaged record the host has already checkpointed does not stop replay",
+          "[journal_log]") {
+  auto dev = ten_records_with_damaged(5);
+  auto log = open_log(dev);
+  Replayed r = replay(*log, 6);  // the host holds everything up to seq 6
+  REQUIRE(r.records.size() == 4);
+  CHECK(r.records.front().first == 7);
+  require_contiguous_and_intact(r, [](uint64_t) -> size_t { return 100; });
+  CHECK(r.result.last_seq == 10);
+  CHECK(r.result.torn_bytes == 0);
+  const std::string note = r.result.detail;
+  INFO(note);
+  CHECK(note.find("skipped a damaged record") != std::string::npos);
+  CHECK(note.find("seqs 5..5") != std::string::npos);
+  // The log goes on, and the next replay skips the damaged record again.
+  log->append(11, "eleven", 6, nullptr, nullptr);
+  log->flush();
+  log.reset();
+  log = open_log(dev);
+  CHECK(replay(*log, 6).records.size() == 5);
+}
+
+TEST_CASE("a damaged record the host still needs fails replay even when later ones are covered",
+          "[journal_log]") {
+  auto dev = ten_records_with_damaged(5);
+  auto log = open_log(dev);
+  try {
+    replay(*log, 4);  // seq 5 is not in the host's checkpoint
+    FAIL("replay succeeded");
+  } catch (const sdk::Error &e) {
+    CHECK(e.code() == -EUCLEAN);
+  }
+  // How far the log went is known, for a repair to say what it drops.
+  CHECK(log->stat().last_seq == 10);
+}
+
+TEST_CASE("a journal created for one owner refuses another and names both", "[journal_log]") {
+  auto dev = std::make_shared<MemDevice>(medium_size_for(kBs, 1 << 20));
+  {
+    MemMedia media(dev);
+    format_journal(media, kBs, 1 << 20, {"fsid-a", "/stores/a"});
+  }
+  open_log(dev)->claim({"fsid-a", "/stores/a"});  // its owner: fine
+  try {
+    open_log(dev)->claim({"fsid-b", "/stores/b"});
+    FAIL("another owner was accepted");
+  } catch (const sdk::Error &e) {
+    const std::string msg = e.what();
+    CHECK(e.code() == -EXDEV);
+    CHECK(msg.find("fsid-a") != std::string::npos);
+    CHECK(msg.find("/stores/a") != std::string::npos);
+    CHECK(msg.find("fsid-b") != std::string::npos);
+    CHECK(msg.find("/stores/b") != std::string::npos);
+  }
+}
+
+TEST_CASE("a journal made without an owner is adopted by the first owner that opens it",
+          "[journal_log]") {
+  auto dev = formatted_device(1 << 20);  // as before owners existed
+  {
+    auto log = open_log(dev);
+    log->claim({});  // a host that does not say checks nothing
+    log->claim({"fsid-a", "/stores/a"});
+    replay(*log);
+    log->append(1, "one", 3, nullptr, nullptr);
+    log->flush();
+  }
+  MemMedia media(dev);
+  CHECK(load_superblock(media).owner_id == "fsid-a");
+  auto log = open_log(dev);
+  CHECK_THROWS_AS(log->claim({"fsid-b", "/stores/b"}), sdk::Error);
+  log = open_log(dev);
+  log->claim({"fsid-a", "/stores/a"});
+  CHECK(replay(*log).records.size() == 1);
+}

@@ -85,3 +85,27 @@ TEST_CASE("a record occupies whole blocks including its 64-byte header", "[journ
   CHECK(record_footprint(4096 - 63, 4096) == 8192);
   CHECK(record_footprint(100000, 512) == 100352);
 }
+
+TEST_CASE("a superblock keeps its owner, reads none from an older journal, rejects a torn one",
+          "[journal_log]") {
+  Superblock sb;
+  sb.capacity = 1 << 20;
+  sb.ring_offset = 8192;
+  uint8_t old_format[kSuperblockEncodedSize];
+  encode_superblock(sb, old_format);  // no owner: bytes past 128 stay zero
+  for (size_t i = 128; i < kSuperblockEncodedSize; ++i) REQUIRE(old_format[i] == 0);
+  auto none = decode_superblock(old_format);
+  REQUIRE(none);
+  CHECK(none->owner_id.empty());
+
+  sb.owner_id = "0badc0de-0000-4000-8000-000000000001";
+  sb.owner_path = "/var/lib/strata/osd.3/store";
+  uint8_t buf[kSuperblockEncodedSize];
+  encode_superblock(sb, buf);
+  auto back = decode_superblock(buf);
+  REQUIRE(back);
+  CHECK(back->owner_id == sb.owner_id);
+  CHECK(back->owner_path == sb.owner_path);
+  buf[200] ^= 0x01;  // inside the owner path
+  CHECK_FALSE(decode_superblock(buf));
+}

@@ -624,7 +624,7 @@ TEST_CASE("a corrupted journal record before the tail makes open fail with a cle
   w.clone_pct = 0;  // no checkpoint: every record stays in the journal
   run_writer(w);
 
-  const std::string jpath = ss.meta().journal_path;
+  const std::string jpath = ss.meta().journal_location(ss.dir());
   const std::string bytes = read_file(jpath);
   std::vector<uint64_t> recs = find_txn_records(bytes);
   INFO("journal " << jpath << ": " << recs.size() << " transaction records found");
@@ -672,7 +672,7 @@ TEST_CASE("a torn journal tail is discarded and reported and writing goes on", "
   w.tail_bytes = 20000;  // txn 41: the record we tear
   run_writer(w);
 
-  const std::string jpath = ss.meta().journal_path;
+  const std::string jpath = ss.meta().journal_location(ss.dir());
   const std::string bytes = read_file(jpath);
   std::vector<uint64_t> recs = find_txn_records(bytes);
   INFO("journal " << jpath << ": " << recs.size() << " transaction records found");
@@ -731,14 +731,14 @@ TEST_CASE("journal swap to other media and back loses nothing", "[store]") {
   TxnGenerator gen(writer_gen_config(3));
   Model m;
   auto swap_to = [&](const std::string &journal) {
-    const std::string old_path = ss.meta().journal_path;
+    const std::string old_path = ss.meta().journal_location(ss.dir());
     Status st =
         Store::journal_swap(registry(), ss.dir(), journal, "", 8ull << 20, {}, test_logger());
     INFO("journal swap to " << journal << ": " << st.ToString());
     REQUIRE(st.ok());
     store::StoreMeta meta = ss.meta();
     CHECK(meta.journal == journal);
-    if (!old_path.empty() && old_path != meta.journal_path)
+    if (!old_path.empty() && old_path != meta.journal_location(ss.dir()))
       CHECK_FALSE(std::filesystem::exists(old_path));
   };
 
@@ -792,7 +792,7 @@ TEST_CASE("a volatile journal is named in the health warnings and the log", "[st
   if (is_volatile) {
     REQUIRE(w.size() == 1);
     CHECK(contains(w[0], "volatile"));
-    CHECK(contains(w[0], s->meta().journal_path));
+    CHECK(contains(w[0], s->meta().journal_location(ss.dir())));
     CHECK(contains(log.text(), "volatile"));
   } else {
     CHECK(w.empty());

@@ -161,7 +161,7 @@ void destroy_store(const std::string &dir) {
   std::error_code ec;
   auto meta = store::StoreMeta::load(dir);
   if (meta.ok() && !meta->journal_path.empty()) {
-    const std::string &jp = meta->journal_path;
+    const std::string jp = meta->journal_location(dir);
     bool inside = jp.compare(0, dir.size() + 1, dir + "/") == 0;
     if (!inside) fs::remove(jp, ec);
   }

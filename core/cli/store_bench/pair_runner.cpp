@@ -256,13 +256,13 @@ void PairRun::cleanup() {
   if (!made_ || o_.keep) return;
   // A journal outside the store directory (tmpfs in /dev/shm) is removed by
   // its plugin, which knows what files it made.
-  if (!meta_.journal_path.empty() && meta_.journal != "none" &&
-      meta_.journal_path.rfind(r_.dir + "/", 0) != 0) {
+  const std::string journal_at = meta_.journal_location(r_.dir);
+  if (!journal_at.empty() && meta_.journal != "none" && journal_at.rfind(r_.dir + "/", 0) != 0) {
     auto jp = ctx_.plugins->find(STRATA_KIND_JOURNAL, meta_.journal);
-    Status st = jp.ok() ? store::JournalInstance::destroy(*jp, meta_.journal_path,
-                                                          meta_.journal_options, ctx_.log)
+    Status st = jp.ok() ? store::JournalInstance::destroy(*jp, journal_at, meta_.journal_options,
+                                                          ctx_.log)
                         : jp.status();
-    if (!st.ok()) r_.warnings.push_back("journal left at " + meta_.journal_path + ": " + st.ToString());
+    if (!st.ok()) r_.warnings.push_back("journal left at " + journal_at + ": " + st.ToString());
   }
   Status st = remove_tree(r_.dir);
   if (!st.ok()) r_.warnings.push_back("store left behind: " + st.ToString());

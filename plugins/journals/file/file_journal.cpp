@@ -76,7 +76,8 @@ class FileJournal : public LogJournal {
       bool block_device = ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
       capacity = block_device ? 0 : static_cast<uint64_t>(size);
     }
-    create_file_journal(path, block_size_from(args), capacity, media_options_from(args),
+    create_file_journal(path, block_size_from(args), capacity, owner_from(args),
+                        media_options_from(args),
                         sdk::Logger(args.host()));
   }
 

@@ -63,7 +63,8 @@ void preallocate_zeroed(const std::string &path, uint64_t size) {
 }  // namespace
 
 void create_file_journal(const std::string &path, uint32_t block_size, uint64_t capacity,
-                         const FileMediaOptions &io, const sdk::Logger &log) {
+                         const JournalOwner &owner, const FileMediaOptions &io,
+                         const sdk::Logger &log) {
   if (is_block_device(path)) {
     std::unique_ptr<FileMedia> media = FileMedia::open(path, io);
     uint64_t whole = capacity_for(block_size, media->size());
@@ -76,7 +77,7 @@ void create_file_journal(const std::string &path, uint32_t block_size, uint64_t 
                 static_cast<unsigned long long>(whole));
       capacity = whole;
     }
-    format_journal(*media, block_size, capacity);
+    format_journal(*media, block_size, capacity, owner);
     return;
   }
 
@@ -89,7 +90,7 @@ void create_file_journal(const std::string &path, uint32_t block_size, uint64_t 
   try {
     preallocate_zeroed(tmp, medium_size_for(block_size, capacity));
     std::unique_ptr<FileMedia> media = FileMedia::open(tmp, io);
-    format_journal(*media, block_size, capacity);
+    format_journal(*media, block_size, capacity, owner);
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;

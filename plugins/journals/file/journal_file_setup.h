@@ -5,6 +5,7 @@
 #include <string>
 
 #include "file_media.h"
+#include "journal_log/format.h"
 #include "strata/cpp/plugin_support.hpp"
 
 namespace strata::journal {
@@ -18,7 +19,8 @@ namespace strata::journal {
 //    the whole device when capacity is 0 or larger than the device.
 // Throws sdk::Error.
 void create_file_journal(const std::string &path, uint32_t block_size, uint64_t capacity,
-                         const FileMediaOptions &io, const sdk::Logger &log);
+                         const JournalOwner &owner, const FileMediaOptions &io,
+                         const sdk::Logger &log);
 
 // Removes the file, or wipes the superblocks of a block device so that it no
 // longer opens as a journal. A missing file is not an error.

@@ -45,6 +45,36 @@ CircularLog::~CircularLog() {
   }
 }
 
+void CircularLog::claim(const JournalOwner &owner) {
+  if (owner.id.empty()) return;
+  const std::string id = owner.id.substr(0, kOwnerIdMax);
+  if (sb_.owner_id.empty()) {
+    // Adopt: whoever opens a journal made before owners existed is the store
+    // that has been using it (its identity file names this journal); from
+    // now on a copy of that store with another fsid is refused.
+    Superblock next = sb_;
+    next.owner_id = id;
+    next.owner_path = owner.path.substr(0, kOwnerPathMax);
+    store_superblock(*media_, next);
+    sb_ = next;
+    log_.log(STRATA_LOG_INFO, "%s: journal recorded no owner; now owned by store %s (%s)",
+             media_->name().c_str(), id.c_str(), owner.path.c_str());
+    return;
+  }
+  if (sb_.owner_id != id)
+    throw make_error(EXDEV,
+                     "journal %s belongs to store %s (at %s), not to store %s (at %s); refusing "
+                     "to open another store's journal (a copied store must use its own copy of "
+                     "the journal, see README 'Copying or moving a store')",
+                     media_->name().c_str(), sb_.owner_id.c_str(), sb_.owner_path.c_str(),
+                     id.c_str(), owner.path.c_str());
+  if (!owner.path.empty() && sb_.owner_path != owner.path.substr(0, kOwnerPathMax))
+    log_.log(STRATA_LOG_WARN,
+             "%s: journal of store %s was made for it at %s, now opened from %s (moved? a copy "
+             "that shares the original's journal would take its records)",
+             media_->name().c_str(), id.c_str(), sb_.owner_path.c_str(), owner.path.c_str());
+}
+
 // --- replay -----------------------------------------------------------------
 
 strata_journal_replay_result CircularLog::replay(uint64_t after_seq,
@@ -63,11 +93,13 @@ strata_journal_replay_result CircularLog::replay_holding_append_mu(uint64_t afte
     if (unusable_rc_ == -EUCLEAN) throw sdk::Error(unusable_rc_, unusable_msg_);
   }
   ScanResult scan;
+  uint64_t newest_on_corruption = 0;
   try {
-    scan = scan_log(*media_, sb_, after_seq, visit);
+    scan = scan_log(*media_, sb_, after_seq, visit, &newest_on_corruption);
   } catch (const sdk::Error &e) {
     if (e.code() == -EUCLEAN) {
       std::lock_guard lk(mu_);
+      if (newest_on_corruption) last_seq_ = newest_on_corruption;
       unusable_rc_ = e.code();
       unusable_msg_ = e.what();
       log_.log(STRATA_LOG_ERROR, "%s", e.what());
@@ -103,7 +135,11 @@ strata_journal_replay_result CircularLog::replay_holding_append_mu(uint64_t afte
   res.records = scan.visited;
   res.last_seq = std::max(scan.last_seq.value_or(0), after_seq);
   res.torn_bytes = scan.torn_bytes;
-  std::snprintf(res.detail, sizeof res.detail, "%s", scan.detail.c_str());
+  std::string detail = scan.detail;
+  if (!scan.notes.empty()) detail += (detail.empty() ? "" : "; ") + scan.notes;
+  std::snprintf(res.detail, sizeof res.detail, "%s", detail.c_str());
+  if (!scan.notes.empty())
+    log_.log(STRATA_LOG_WARN, "%s: %s", media_->name().c_str(), scan.notes.c_str());
   if (scan.torn_bytes > 0)
     log_.log(STRATA_LOG_WARN, "%s: %s", media_->name().c_str(), scan.detail.c_str());
   log_.log(STRATA_LOG_INFO,

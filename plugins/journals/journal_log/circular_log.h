@@ -76,6 +76,12 @@ class CircularLog {
   void flush();
   strata_journal_stat stat();
 
+  // Checks that the journal belongs to `owner` (journal.h, "Owner"): throws
+  // -EXDEV naming both owners when it records another one; records `owner`
+  // when it records none (a journal made before owners existed). Does
+  // nothing for an owner without id. Call right after construction.
+  void claim(const JournalOwner &owner);
+
   Media &media() { return *media_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "journal_log/format.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "journal_log/crc32c.h"
@@ -9,6 +10,7 @@ namespace {
 
 constexpr uint32_t kRecordMagic = 0x4352'4A53;              // "SJRC"
 constexpr uint64_t kSuperblockMagic = 0x314C'4E52'4A52'5453;  // "STRJRNL1"
+constexpr uint32_t kOwnerMagic = 0x574F'4A53;                 // "SJOW"
 
 void put16(uint8_t *p, uint16_t v) {
   for (int i = 0; i < 2; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -62,7 +64,15 @@ enum : size_t {
   kSbCleanLastSeq = 96,
   kSbTrimEpoch = 104,
   kSbCrc = 120,  // crc of bytes [0, 120); [112, 120) is reserved (zero)
+  // The owner part (absent, all zeros, in journals made before ABI 1.3).
+  kSbOwnerMagic = 128,
+  kSbOwnerIdLen = 132,    // u16
+  kSbOwnerPathLen = 134,  // u16
+  kSbOwnerId = 136,
+  kSbOwnerPath = kSbOwnerId + kOwnerIdMax,
+  kSbOwnerCrc = kSbOwnerPath + kOwnerPathMax,  // crc of bytes [128, kSbOwnerCrc)
 };
+static_assert(kSbOwnerCrc + 4 <= kSuperblockEncodedSize);
 
 }  // namespace
 
@@ -124,6 +134,15 @@ void encode_superblock(const Superblock &sb, uint8_t *out) {
   put64(out + kSbCleanLastSeq, sb.clean_last_seq);
   put64(out + kSbTrimEpoch, sb.trim_epoch);
   put32(out + kSbCrc, crc32c(out, kSbCrc));
+  if (sb.owner_id.empty()) return;
+  const size_t id_len = std::min(sb.owner_id.size(), kOwnerIdMax);
+  const size_t path_len = std::min(sb.owner_path.size(), kOwnerPathMax);
+  put32(out + kSbOwnerMagic, kOwnerMagic);
+  put16(out + kSbOwnerIdLen, static_cast<uint16_t>(id_len));
+  put16(out + kSbOwnerPathLen, static_cast<uint16_t>(path_len));
+  std::memcpy(out + kSbOwnerId, sb.owner_id.data(), id_len);
+  std::memcpy(out + kSbOwnerPath, sb.owner_path.data(), path_len);
+  put32(out + kSbOwnerCrc, crc32c(out + kSbOwnerMagic, kSbOwnerCrc - kSbOwnerMagic));
 }
 
 std::optional<Superblock> decode_superblock(const uint8_t *in) {
@@ -143,6 +162,14 @@ std::optional<Superblock> decode_superblock(const uint8_t *in) {
   sb.clean_tail_offset = get64(in + kSbCleanTail);
   sb.clean_last_seq = get64(in + kSbCleanLastSeq);
   sb.trim_epoch = get64(in + kSbTrimEpoch);
+  if (get32(in + kSbOwnerMagic) == kOwnerMagic) {
+    if (get32(in + kSbOwnerCrc) != crc32c(in + kSbOwnerMagic, kSbOwnerCrc - kSbOwnerMagic))
+      return std::nullopt;  // torn: the other copy wins
+    const size_t id_len = std::min<size_t>(get16(in + kSbOwnerIdLen), kOwnerIdMax);
+    const size_t path_len = std::min<size_t>(get16(in + kSbOwnerPathLen), kOwnerPathMax);
+    sb.owner_id.assign(reinterpret_cast<const char *>(in + kSbOwnerId), id_len);
+    sb.owner_path.assign(reinterpret_cast<const char *>(in + kSbOwnerPath), path_len);
+  }
   return sb;
 }
 

@@ -35,12 +35,18 @@
 // durable_below past the chain's end proves that the record at the end of the
 // chain had been acknowledged, so its loss is corruption, not a torn tail.
 //
+// Owner (since ABI 1.3): the superblock's second part, at byte 128 with its
+// own magic and crc, names the store the journal belongs to (its fsid and,
+// for messages, its directory). Journals made before have zeros there and
+// no owner. A copy whose owner part does not check out is torn and invalid.
+//
 // All integers are little-endian.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace strata::journal {
 
@@ -50,7 +56,9 @@ inline constexpr uint32_t kMinBlockSize = 512;
 inline constexpr uint32_t kMaxBlockSize = 1u << 20;
 inline constexpr uint32_t kSuperblockCopies = 2;
 inline constexpr uint32_t kRecordHeaderSize = 64;
-inline constexpr uint32_t kSuperblockEncodedSize = 128;
+inline constexpr uint32_t kSuperblockEncodedSize = 512;  // = kMinBlockSize
+inline constexpr size_t kOwnerIdMax = 64;     // bytes of owner id kept
+inline constexpr size_t kOwnerPathMax = 256;  // bytes of owner path kept (for messages)
 
 enum class RecordType : uint16_t { kData = 1, kPad = 2 };
 
@@ -79,6 +87,12 @@ inline uint64_t record_footprint(uint64_t payload_len, uint32_t block_size) {
   return (raw + block_size - 1) / block_size * block_size;
 }
 
+// The store a journal belongs to (strata_open_args owner_id/owner_path).
+struct JournalOwner {
+  std::string id;    // empty: unknown (nothing recorded, nothing checked)
+  std::string path;  // for messages only
+};
+
 struct Superblock {
   uint32_t format_version = kFormatVersion;
   uint32_t block_size = kDefaultBlockSize;
@@ -96,6 +110,9 @@ struct Superblock {
   bool clean = false;
   uint64_t clean_tail_offset = 0;
   uint64_t clean_last_seq = 0;
+  // The store this journal belongs to; empty when none was recorded.
+  std::string owner_id;    // at most kOwnerIdMax bytes
+  std::string owner_path;  // at most kOwnerPathMax bytes
 
   uint64_t journal_id() const;
 };

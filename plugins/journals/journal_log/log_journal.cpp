@@ -28,7 +28,11 @@ uint32_t block_size_from(const sdk::OpenArgs &args) {
 
 LogJournal::LogJournal(std::unique_ptr<Media> media, const sdk::OpenArgs &args,
                        uint64_t capabilities)
-    : caps_(capabilities),
-      log_(std::move(media), log_options_from(args), sdk::Logger(args.host())) {}
+    : caps_(capabilities | STRATA_JOURNAL_CAP_OWNER_CHECK),
+      log_(std::move(media), log_options_from(args), sdk::Logger(args.host())) {
+  log_.claim(owner_from(args));
+}
+
+JournalOwner owner_from(const sdk::OpenArgs &args) { return {args.owner_id(), args.owner_path()}; }
 
 }  // namespace strata::journal

@@ -23,9 +23,13 @@ inline constexpr const char *kOptTrimPersistMs = "journal_trim_persist_ms";
 LogOptions log_options_from(const sdk::OpenArgs &args);
 // journal_block_size, checked (power of two in [512, 1 MiB]).
 uint32_t block_size_from(const sdk::OpenArgs &args);
+// The store the host says the journal belongs to (ABI 1.3; empty before).
+JournalOwner owner_from(const sdk::OpenArgs &args);
 
 class LogJournal : public sdk::Journal {
  public:
+  // Checks the owner (CircularLog::claim); every LogJournal has
+  // STRATA_JOURNAL_CAP_OWNER_CHECK.
   LogJournal(std::unique_ptr<Media> media, const sdk::OpenArgs &args, uint64_t capabilities);
 
   uint64_t capabilities() const override { return caps_; }

@@ -102,7 +102,7 @@ const char *kind_reason(Slot::Kind k) {
 }  // namespace
 
 ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
-                    const RecordVisitor &visit) {
+                    const RecordVisitor &visit, uint64_t *newest_on_corruption) {
   Walker walker(media, sb);
   const uint64_t cap = sb.capacity;
   const uint64_t bs = sb.block_size;
@@ -123,6 +123,10 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
   } pad;
   uint64_t pos = start;
   std::string why_end;
+  // Where the chain resumed after a damaged record that the host no longer
+  // needs (see resume_after_covered): the next record's room starts there.
+  bool resumed = false;
+  uint64_t resumed_from = 0;
   while (pos < limit) {
     Slot s = walker.inspect(pos % cap);
     const RecordHeader &h = s.h;
@@ -150,6 +154,38 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
       why_end = format("record seq %" PRIu64 " is older than the trim point's seq %" PRIu64,
                        h.seq, sb.trim_seq);
     }
+    const bool damaged = s.kind == Slot::kBadPayload || s.kind == Slot::kDamagedHeader ||
+                         s.kind == Slot::kBadLength;
+    // The seq the chain holds up to (below the trim point's seq if none yet).
+    const uint64_t prev = r.last_seq ? *r.last_seq : (sb.trim_seq > 0 ? sb.trim_seq - 1 : 0);
+    if (!why_end.empty() && damaged && !pad.active && prev < after_seq) {
+      // The chain breaks at a record the host has already applied and
+      // checkpointed (seq <= after_seq): harmless. Resume at the next record
+      // of this lap if every seq skipped is covered too.
+      const uint64_t from = s.kind == Slot::kBadPayload ? pos + s.footprint : pos + bs;
+      for (uint64_t q = from; q < limit;) {
+        Slot n = walker.inspect(q % cap);
+        if (n.kind == Slot::kRecord && n.h.type == RecordType::kData &&
+            n.h.epoch >= r.last_epoch && n.h.epoch <= sb.epoch && n.h.seq > prev &&
+            n.h.seq <= after_seq + 1) {
+          r.notes += format("%sskipped a damaged record at byte %" PRIu64 " (%s) after seq %" PRIu64
+                            ": seqs %" PRIu64 "..%" PRIu64
+                            " are already covered by the checkpoint (seq %" PRIu64 ")",
+                            r.notes.empty() ? "" : "; ", walker.medium_offset(pos),
+                            why_end.c_str(), prev, prev + 1, n.h.seq - 1,
+                            after_seq);
+          resumed = true;
+          resumed_from = pos;
+          pos = q;
+          why_end.clear();
+          break;
+        }
+        if (n.kind == Slot::kRecord && n.h.seq > after_seq + 1) break;  // not covered
+        q += n.kind == Slot::kRecord ? n.footprint : bs;
+      }
+      if (!why_end.empty()) break;
+      continue;
+    }
     if (!why_end.empty()) break;
 
     if (h.type == RecordType::kPad) {
@@ -157,7 +193,9 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
       pos += s.footprint;
       continue;
     }
-    r.records.push_back({h.seq, h.epoch, pad.active ? pad.start : pos, pos + s.footprint});
+    const uint64_t rec_start = resumed ? resumed_from : (pad.active ? pad.start : pos);
+    r.records.push_back({h.seq, h.epoch, rec_start, pos + s.footprint});
+    resumed = false;
     pad.active = false;
     r.last_seq = h.seq;
     r.last_epoch = h.epoch;
@@ -189,6 +227,17 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
     const RecordHeader &h = s.h;
     bool of_this_lap = h.epoch >= r.last_epoch && h.epoch <= sb.epoch && h.seq >= floor;
     if (s.kind == Slot::kRecord && of_this_lap) {
+      if (h.durable_below > floor && newest_on_corruption) {
+        // Say how far the log went: the newest record of this lap anywhere.
+        uint64_t newest = h.seq;
+        for (uint64_t k = q + s.footprint; k < limit;) {
+          Slot n = walker.inspect(k % cap);
+          if (n.kind == Slot::kRecord && n.h.epoch >= r.last_epoch && n.h.epoch <= sb.epoch)
+            newest = std::max(newest, n.h.seq);
+          k += n.kind == Slot::kRecord ? n.footprint : bs;
+        }
+        *newest_on_corruption = newest;
+      }
       if (h.durable_below > floor)
         throw make_error(
             EUCLEAN,

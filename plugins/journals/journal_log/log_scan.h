@@ -11,6 +11,11 @@
 // the last group-commit write, which was torn: discarded and reported. A
 // clean close writes where the log ends into the superblock; when the chain
 // ends exactly there the search is skipped.
+//
+// A damaged record whose seq is at most after_seq (the host has applied and
+// checkpointed it) does not end the chain: the walk resumes at the next
+// record of the lap when every seq it skips is at most after_seq, and says
+// so in `notes`.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +48,9 @@ struct ScanResult {
   uint64_t visited = 0;            // records handed to the visitor
   uint64_t torn_bytes = 0;
   std::string detail;  // what was discarded, or ""
+  // Damaged records skipped because the host had them already (seq <=
+  // after_seq), or "".
+  std::string notes;
 };
 
 // Return 0 to go on, a negative errno to stop replay with that error.
@@ -51,8 +59,9 @@ using RecordVisitor = std::function<int(uint64_t seq, const void *data, size_t l
 // Walks the log of `sb` on `media`, visiting records with seq > after_seq in
 // order. Throws sdk::Error: -EUCLEAN (with the byte offset and seqs) on
 // corruption before the tail, the visitor's errno when it stops, or the
-// medium's error.
+// medium's error. On corruption, *newest_on_corruption (when given) is set
+// to the newest seq of the lap found anywhere on the medium.
 ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
-                    const RecordVisitor &visit);
+                    const RecordVisitor &visit, uint64_t *newest_on_corruption = nullptr);
 
 }  // namespace strata::journal

@@ -85,7 +85,8 @@ void store_superblock(Media &media, Superblock &sb) {
   media.write_durable({&run, 1});
 }
 
-Superblock format_journal(Media &media, uint32_t block_size, uint64_t capacity) {
+Superblock format_journal(Media &media, uint32_t block_size, uint64_t capacity,
+                          const JournalOwner &owner) {
   check_block_size(block_size);
   if (block_size % media.alignment() != 0)
     throw make_error(EINVAL, "%s: journal block size %u is not a multiple of the device's %u",
@@ -116,6 +117,8 @@ Superblock format_journal(Media &media, uint32_t block_size, uint64_t capacity) 
   sb.clean = true;
   sb.clean_tail_offset = 0;
   sb.clean_last_seq = 0;
+  sb.owner_id = owner.id.substr(0, kOwnerIdMax);
+  sb.owner_path = owner.path.substr(0, kOwnerPathMax);
   // Both copies, so a stale copy of an earlier journal cannot win later.
   sb.write_count = 0;
   store_superblock(media, sb);

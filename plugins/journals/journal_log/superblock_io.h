@@ -20,8 +20,10 @@ void store_superblock(Media &media, Superblock &sb);
 // with no lower bound on the first seq; the ring spans `capacity` bytes
 // (rounded down to block_size) after the two superblock blocks. Writes both
 // copies (so an older journal's superblock cannot survive in either) and
-// returns what it wrote. Throws sdk::Error.
-Superblock format_journal(Media &media, uint32_t block_size, uint64_t capacity);
+// returns what it wrote. Records `owner` when it has an id. Throws
+// sdk::Error.
+Superblock format_journal(Media &media, uint32_t block_size, uint64_t capacity,
+                          const JournalOwner &owner = {});
 
 // The medium size format_journal needs for a ring of `capacity` bytes.
 uint64_t medium_size_for(uint32_t block_size, uint64_t capacity);

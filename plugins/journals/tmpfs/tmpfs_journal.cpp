@@ -70,7 +70,7 @@ class TmpfsJournal : public LogJournal {
     }
     try {
       std::unique_ptr<MmapMedia> media = MmapMedia::open(tmp);
-      format_journal(*media, bs, capacity);
+      format_journal(*media, bs, capacity, owner_from(args));
     } catch (...) {
       ::unlink(tmp.c_str());
       throw;

@@ -21,7 +21,9 @@
  *     acknowledged) is discarded and reported in the result. Corruption
  *     followed by valid later records means acknowledged data would be lost:
  *     replay fails with -EUCLEAN and a message naming the offset, and the
- *     journal refuses to append.
+ *     journal refuses to append; stat() then reports in last_seq the newest
+ *     seq found on the medium (where the records that cannot be replayed
+ *     end), when the plugin knows it.
  *   - Sequence numbers: each append carries the previous append's seq + 1,
  *     except the first append after open (or into a new journal), which may
  *     carry any seq greater than every seq the journal ever held: the host
@@ -36,6 +38,15 @@
  *     -EBUSY. trim(upto) may name a seq not yet appended; it then covers
  *     those records as they arrive. replay may have visited records before
  *     it fails with -EUCLEAN.
+ *
+ *   - Owner (ABI 1.3, STRATA_JOURNAL_CAP_OWNER_CHECK): create() records
+ *     args->owner_id (and owner_path, for messages) in the journal when
+ *     given. open() with an owner_id refuses a journal that records a
+ *     different owner: -EXDEV, with a message naming the journal's path,
+ *     both owner ids and both owner paths. A journal that records no owner
+ *     (made before 1.3, or created without one) is adopted: open records
+ *     the given owner, so that from then on it is checked. open() without
+ *     an owner_id checks nothing.
  *
  * Threading: append, trim, flush, stat may be called from different host
  * threads concurrently; replay is called alone. on_durable callbacks must
@@ -59,6 +70,10 @@ typedef struct strata_journal strata_journal; /* opaque, plugin-owned */
 #define STRATA_JOURNAL_CAP_VOLATILE (1ull << 0)
 /* Durable writes bypass the page cache (O_DIRECT). Informational. */
 #define STRATA_JOURNAL_CAP_DIRECT_IO (1ull << 1)
+/* 1.3: the plugin records its owner at create and checks it at open (see
+ * "Owner" above). Without it the host cannot rely on the journal to refuse
+ * another store, and protects the data with its own checks only. */
+#define STRATA_JOURNAL_CAP_OWNER_CHECK (1ull << 2)
 
 typedef void (*strata_journal_done_cb)(void *arg, int rc);
 /* Replay visitor: return 0 to continue, a negative errno to abort replay

@@ -43,9 +43,13 @@ extern "C" {
  *        STRATA_OP_WRITE_STAGED (large writes bypass the journal);
  *        the placement kind (placement.h).
  *   1.2  object store: stage_release (drop one abandoned stage).
+ *   1.3  begins with: open args owner_id/owner_path (taken from reserved
+ *        slots) and STRATA_JOURNAL_CAP_OWNER_CHECK: a journal records the
+ *        identity of its store and refuses to open for another store.
+ *        (The frontend kind joins 1.3 later.)
  */
 #define STRATA_ABI_MAJOR 1
-#define STRATA_ABI_MINOR 2
+#define STRATA_ABI_MINOR 3
 
 #define STRATA_PLUGIN_ENTRY_SYMBOL "strata_plugin_entry_v1"
 
@@ -125,7 +129,14 @@ typedef struct strata_open_args {
   const strata_kv *options;     /* validated plugin options, defaults filled */
   size_t n_options;
   const strata_host_services *host;
-  void *reserved[4];
+  /* 1.3 (were reserved slots, so the layout is that of 1.0): who the
+   * instance belongs to, e.g. for a journal its store's fsid (a UUID) and
+   * the store directory. NULL when the host does not say; a host fills them
+   * only for plugins of minor >= 3, so older plugins see the NULLs they
+   * were promised. owner_path is for messages: identity is owner_id. */
+  const char *owner_id;
+  const char *owner_path;
+  void *reserved[2];
 } strata_open_args;
 
 /* What the entry symbol returns: static storage, valid while the library is

@@ -105,6 +105,10 @@ class OpenArgs {
 
   const strata_host_services *host() const { return a_->host; }
 
+  // ABI 1.3: who the instance belongs to; "" when the host did not say.
+  std::string owner_id() const { return a_->owner_id ? a_->owner_id : ""; }
+  std::string owner_path() const { return a_->owner_path ? a_->owner_path : ""; }
+
  private:
   const strata_open_args *a_;
 };
