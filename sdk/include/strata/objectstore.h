@@ -59,6 +59,14 @@ typedef struct strata_objectstore strata_objectstore; /* opaque, plugin-owned */
 #define STRATA_OS_CAP_CHEAP_CLONE (1ull << 3)
 /* stage_write/STRATA_OP_WRITE_STAGED are implemented (ABI 1.1). */
 #define STRATA_OS_CAP_STAGED_WRITES (1ull << 4)
+/* Every read verifies block checksums of the data and fails with -EIO on a
+ * mismatch, never returning the bad bytes. Without it the OSD verifies
+ * whole-object reads against the object's data digest where it has one.
+ * (Defined here by the read-repair branch too; the checksums branch owns
+ * the definition: on a merge keep one, the same name and bit.) */
+#ifndef STRATA_OS_CAP_DATA_CHECKSUMS
+#define STRATA_OS_CAP_DATA_CHECKSUMS (1ull << 5)
+#endif
 
 typedef enum strata_op_type {
   /* collection ops: only `collection` is used */
