@@ -25,10 +25,10 @@ PY
   "$STRATA" object put "$1" "$T/$1" --pool data --conf "$CONF" >/dev/null
 }
 
-# locate NAME FIELD: a field of `object stat --format json` (pg; acting, primary first).
+# locate NAME: "PG OSD..." from `object stat` (the acting set, primary first).
 locate() {
   "$STRATA" object stat "$1" --pool data --format json --conf "$CONF" |
-    python3 -c "import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(' '.join(map(str, v)) if isinstance(v, list) else v)" "$2"
+    python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["pg"], *s["acting"])'
 }
 
 # data_file OSD MARKER: the object's data file in that OSD's store (the
@@ -73,7 +73,7 @@ read_repairs() {
 for spec in big:$((2 << 20)):1500000 small:$((64 << 10)):40000; do
   IFS=: read -r name size off <<<"$spec"
   make_object "$name" "$size"
-  primary=$(locate "$name" acting | cut -d" " -f1)
+  read -r _ primary _ <<<"$(locate "$name")"
   file=$(data_file "$primary" "$(marker "$name")")
   corrupt "$file" "$off"
   echo "== overwrote 19 bytes at $off of $name's copy on its primary osd.$primary ($file)"
@@ -83,12 +83,13 @@ for spec in big:$((2 << 20)):1500000 small:$((64 << 10)):40000; do
   cmp "$(data_file "$primary" "$(marker "$name")")" "$T/$name"
   echo "== osd.$primary's file of $name holds the good bytes again"
 done
-[ "$(read_repairs)" -ge 2 ] || { echo "FAIL: read repairs not counted"; pg_json; exit 1; }
-echo "== pg ls counts $(read_repairs) read repairs"
+repairs=$(read_repairs)
+[ "$repairs" -ge 2 ] || { echo "FAIL: $repairs read repairs counted"; pg_json; exit 1; }
+echo "== pg ls counts $repairs read repairs"
 
 # --- 2. the primary's data file vanished ---------------------------------------
 make_object gone $((256 << 10))
-primary=$(locate gone acting | cut -d" " -f1)
+read -r _ primary _ <<<"$(locate gone)"
 file=$(data_file "$primary" "$(marker gone)")
 rm -f "$file"
 kill_osd "$primary"
@@ -100,9 +101,7 @@ cmp "$(data_file "$primary" "$(marker gone)")" "$T/gone"
 echo "== osd.$primary's copy of gone is back"
 
 # --- 3. deep scrub: inconsistent, HEALTH_ERR naming the object, repair ---------
-pg=$(locate small pg)
-read -r -a acting <<<"$(locate small acting)"
-replica=${acting[1]}
+read -r pg _ replica _ <<<"$(locate small)"
 corrupt "$(data_file "$replica" "$(marker small)")" 1000
 "$STRATA" pg scrub "$pg" --deep --conf "$CONF"
 wait_for "s['health'] == 'HEALTH_ERR' and any(d['oid'] == 'small' and d['pgid'] == '$pg' for d in s['damaged_objects'])" 20
@@ -117,9 +116,7 @@ wait_for "s['health'] == 'HEALTH_OK' and not s['damaged_objects']" 20
 echo "== repair cleared it"
 
 # --- 4. light scrub: a truncated replica file ------------------------------------
-pg=$(locate big pg)
-read -r -a acting <<<"$(locate big acting)"
-replica=${acting[2]}
+read -r pg _ _ replica <<<"$(locate big)"
 file=$(data_file "$replica" "$(marker big)")
 truncate -s $((1 << 20)) "$file"
 "$STRATA" pg scrub "$pg" --conf "$CONF"
