@@ -20,7 +20,8 @@ bool Pg::start_read_repair(const ClientOpRef &op, const std::string &why) {
   op->read_repair_tried = true;
   // Every copy failed the last time: not again for each read (a repair,
   // a clean deep scrub or a write clears the finding).
-  if (auto d = damaged_.find(oid); d != damaged_.end() && d->second.rfind(kUnreadablePrefix, 0) == 0)
+  if (auto d = damaged_.find(oid);
+      d != damaged_.end() && d->second.rfind(kUnreadablePrefix, 0) == 0)
     return false;
   if (read_repairing_.count(oid) == 0) {
     if (pull_source(oid) < 0) {
@@ -50,8 +51,9 @@ void Pg::read_repair_pull_failed(const std::string &oid, int32_t from, int32_t r
   if (pull_source(oid) >= 0) return;
   std::string who;
   for (int32_t o : it->second) who += ", osd." + std::to_string(o);
-  std::string why = std::string(kUnreadablePrefix) + "every copy failed (osd." + std::to_string(host_.whoami()) + who +
-                    "; last error rc " + std::to_string(rc) + ")";
+  std::string why = std::string(kUnreadablePrefix) + "every copy failed (osd." +
+                    std::to_string(host_.whoami()) + who + "; last error rc " + std::to_string(rc) +
+                    ")";
   host_.log().error("osd", name_ + ": '" + oid + "' is " + why);
   // Nothing to copy from: the copies stay as they are (a later write or
   // an operator's repair may fix them), reads get EIO, health names it.
@@ -71,8 +73,9 @@ void Pg::read_repair_done(const std::string &oid, int32_t from) {
   if (it == read_repairing_.end()) return;
   read_repairing_.erase(it);
   ++read_repairs_;
-  host_.log().info("osd", name_ + ": repaired '" + oid + "' on osd." + std::to_string(host_.whoami()) +
-                              " with the copy of osd." + std::to_string(from));
+  host_.log().info("osd", name_ + ": repaired '" + oid + "' on osd." +
+                              std::to_string(host_.whoami()) + " with the copy of osd." +
+                              std::to_string(from));
 }
 
 void Pg::set_damaged(store::Transaction &t, const std::string &oid, const std::string &why) {

@@ -9,6 +9,8 @@
 #  3. A replica's copy damaged: deep scrub marks the PG `inconsistent` and
 #     health HEALTH_ERR naming the object (text and JSON); repair clears it.
 #  4. A replica's file truncated: a light scrub finds it (sizes differ).
+#  5. Every copy damaged alike: get answers EIO naming the PG, health names
+#     the object.
 source "$(dirname "$0")/lib.sh"
 
 cluster_up 3 --backend xfs --journal file --size-gb 2
@@ -125,5 +127,17 @@ echo "== light scrub found osd.$replica's truncated copy of big"
 "$STRATA" pg repair "$pg" --conf "$CONF"
 wait_for "s['health'] == 'HEALTH_OK'" 20
 get_matches big
+
+# --- 5. no good copy left: EIO with context, health names the object -----------
+read -r pg acting_gone <<<"$(locate gone)"
+for osd in $acting_gone; do corrupt "$(data_file "$osd" "$(marker gone)")" 5000; done
+if "$STRATA" object get gone "$T/gone.back" --pool data --conf "$CONF" 2>"$T/get.err"; then
+  echo "FAIL: get of an object with no good copy succeeded"; exit 1
+fi
+cat "$T/get.err"
+grep -q "Input/output error" "$T/get.err" && grep -q "pg $pg" "$T/get.err" ||
+  { echo "FAIL: the EIO does not say which PG"; exit 1; }
+wait_for "s['health'] == 'HEALTH_ERR' and any(d['oid'] == 'gone' and d['reason'].startswith('read:') for d in s['damaged_objects'])" 20
+echo "== every copy of gone damaged: EIO naming pg $pg, HEALTH_ERR names 'gone'"
 replicas_agree
 echo "PASS"
