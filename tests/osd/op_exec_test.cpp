@@ -214,7 +214,7 @@ TEST_CASE("the object info keeps a data digest while the whole data is known, an
   CHECK(digest("fresh") == crc("xyz"));
 }
 
-TEST_CASE("a whole-object read that fails the data digest is caught; a partial read is not checked") {
+TEST_CASE("a whole-object read that fails the data digest is caught, a partial read is not checked") {
   Fixture f;
   f.write("o", {with_data(OpCode::kWriteFull, "0123456789")});
   OsdOp whole = op(OpCode::kRead);
