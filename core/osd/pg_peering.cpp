@@ -348,7 +348,7 @@ std::vector<Pg::ScanItemT> Pg::scan_items(const std::string &after, const std::s
       // Data that no longer matches its own digest is a bad copy even when
       // no majority of replicas could tell (a backend that checksums has
       // failed the read already).
-      if (d.ok() && st->oi.has_data_digest && crc != st->oi.data_digest) it.rc = -EIO;
+      if (d.ok() && st->oi.has_data_digest && crc != st->oi.data_digest) it.rc = -EBADMSG;
     }
     items.push_back(std::move(it));
   }
