@@ -55,7 +55,8 @@ int run_sync(strata_ioctx_t io, const char *oid, ObjectOperation op, const char 
   if (!r.ok()) return set_error(r.status());
   if (r->rc < 0)
     return set_rc_error(r->rc, std::string(what) + " " + oid + " in pool " +
-                                   std::to_string(io->pool));
+                                   std::to_string(io->pool) +
+                                   (r->message.empty() ? "" : " (" + r->message + ")"));
   if (version) *version = r->version;
   return 0;
 }

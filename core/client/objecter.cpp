@@ -578,7 +578,7 @@ void Objecter::handle_op_reply(const msg::ConnectionRef &c, const msg::Message &
     }
     if (steps[i].handler) steps[i].handler(missing);
   }
-  if (r->op_done) r->op_done(OpOutcome{v.rc, v.version, v.replayed});
+  if (r->op_done) r->op_done(OpOutcome{v.rc, v.version, v.replayed, v.message});
 }
 
 void Objecter::handle_pg_list_reply(const msg::ConnectionRef &c, const msg::Message &m) {

@@ -45,6 +45,7 @@ struct OpOutcome {
   int rc = 0;
   uint64_t version = 0;  // object version after the write / as read
   bool replayed = false; // a resent write the OSD found already applied
+  std::string message = {};  // the OSD's context for an error, if it gave one
 };
 using OpDone = std::function<void(const OpOutcome &)>;
 

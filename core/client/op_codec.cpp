@@ -76,6 +76,7 @@ Result<OpReplyView> OpReplyView::parse(const msg::Message &m) {
     v.version = r.getVersion();
     v.retry_epoch = r.getRetryEpoch();
     v.replayed = r.getReplayed();
+    v.message = std::string(r.getMessage().cStr(), r.getMessage().size());
     auto results = r.getResults();
     v.results.reserve(results.size());
     for (auto res : results) {

@@ -42,6 +42,7 @@ class OpReplyView {
   uint64_t version = 0;
   uint64_t retry_epoch = 0;
   bool replayed = false;
+  std::string message;
   std::vector<StepResult> results;
 
  private:

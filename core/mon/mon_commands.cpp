@@ -450,6 +450,16 @@ CommandReply cmd_pg_ls(const CommandRequest &req, const CommandState &st) {
     j.set("objects", r.objects);
     j.set("bytes", r.bytes);
     j.set("last_update", r.last_update);
+    json::Value d = json::Array{};
+    for (const auto &[oid, why] : r.damaged) {
+      json::Value o;
+      o.set("oid", oid);
+      o.set("reason", why);
+      d.push(std::move(o));
+    }
+    j.set("damaged_objects", d);
+    j.set("damaged_total", r.damaged_total);
+    j.set("read_repairs", r.read_repairs);
     a.push(std::move(j));
     std::snprintf(line, sizeof line, "%-8s %-24s %-10llu %-12llu %-14s %s\n",
                   placement::format_pg(r.pg).c_str(), r.state.c_str(),

@@ -496,6 +496,9 @@ struct Monitor::State {
       pe.last_update = p.getLastUpdate();
       pe.epoch = p.getEpoch();
       for (int32_t a : p.getActing()) pe.acting.push_back(a);
+      for (auto d : p.getDamaged()) pe.damaged.emplace_back(text(d.getOid()), text(d.getReason()));
+      pe.damaged_total = std::max<uint64_t>(p.getDamagedTotal(), pe.damaged.size());
+      pe.read_repairs = p.getReadRepairs();
       e.pgs.push_back(std::move(pe));
     }
     uint64_t used = e.used_bytes, total = e.total_bytes;

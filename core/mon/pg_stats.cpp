@@ -1,5 +1,7 @@
 #include "mon/pg_stats.h"
 
+#include "placement/placement_map.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -32,6 +34,9 @@ std::vector<PgRow> PgStatsTable::pgs(const cluster::MapView &view, int64_t pool)
           row.objects = s.objects;
           row.bytes = s.bytes;
           row.last_update = s.last_update;
+          row.damaged = s.damaged;
+          row.damaged_total = s.damaged_total;
+          row.read_repairs = s.read_repairs;
         }
       }
       out.push_back(std::move(row));
@@ -89,6 +94,9 @@ ClusterSummary PgStatsTable::summary(const cluster::MapView &view) const {
     s.objects += r.objects;
     s.bytes += r.bytes;
     if (r.state == "down") error = true;
+    s.damaged_total += r.damaged_total;
+    s.read_repairs += r.read_repairs;
+    for (const auto &[oid, why] : r.damaged) s.damaged.push_back({r.pg, oid, why});
   }
   for (const auto &[id, e] : osds_) {
     const cluster::OsdInfo *o = m.osd(id);
@@ -111,12 +119,29 @@ ClusterSummary PgStatsTable::summary(const cluster::MapView &view) const {
       s.warnings.push_back("pool '" + p.name + "' wants " + std::to_string(p.size) +
                            " replicas but only " + std::to_string(usable) +
                            " OSD(s) are up and in");
-  uint32_t clean = s.pgs_by_state.count("active+clean") ? s.pgs_by_state.at("active+clean") : 0;
+  // A clean PG whose scrub found damage has its own error below.
+  auto clean_state = [](const std::string &st) {
+    return st == "active+clean" || st == "active+clean+inconsistent";
+  };
+  uint32_t clean = 0;
+  for (const auto &[state, n] : s.pgs_by_state)
+    if (clean_state(state)) clean += n;
   if (clean < s.pgs) {
     std::string w = std::to_string(s.pgs - clean) + " PG(s) not active+clean:";
     for (const auto &[state, n] : s.pgs_by_state)
-      if (state != "active+clean") w += " " + std::to_string(n) + " " + state;
+      if (!clean_state(state)) w += " " + std::to_string(n) + " " + state;
     s.warnings.push_back(w);
+  }
+  if (s.damaged_total > 0) {
+    // Data the cluster cannot vouch for: an error until a repair or a
+    // clean scrub, with each object named.
+    error = true;
+    s.warnings.push_back(std::to_string(s.damaged_total) +
+                         " damaged object(s) found by scrub or reads (strata pg repair PG):");
+    for (const ClusterSummary::Damaged &d : s.damaged)
+      s.warnings.push_back("  pg " + placement::format_pg(d.pg) + " object '" + d.oid + "': " + d.why);
+    if (s.damaged.size() < s.damaged_total)
+      s.warnings.push_back("  ... and " + std::to_string(s.damaged_total - s.damaged.size()) + " more");
   }
   if (m.pools.size() && s.osds_up == 0) error = true;
   error |= add_fullness_warnings(m, osds_, s);
@@ -153,6 +178,17 @@ json::Value ClusterSummary::to_json() const {
     full.set(level, l);
   }
   j.set("fullness", full);
+  json::Value d = json::Array{};
+  for (const Damaged &x : damaged) {
+    json::Value o;
+    o.set("pgid", placement::format_pg(x.pg));
+    o.set("oid", x.oid);
+    o.set("reason", x.why);
+    d.push(std::move(o));
+  }
+  j.set("damaged_objects", d);
+  j.set("damaged_total", damaged_total);
+  j.set("read_repairs", read_repairs);
   return j;
 }
 
@@ -189,6 +225,7 @@ std::string ClusterSummary::to_text(const cluster::ClusterMap &m) const {
   }
   if (first) os << "none";
   os << "\n";
+  if (read_repairs) os << "    repair:  " << read_repairs << " object copies repaired after failed reads\n";
   return os.str();
 }
 

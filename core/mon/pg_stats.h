@@ -21,6 +21,11 @@ struct PgStatEntry {
   std::string state;  // "active+clean", "active+degraded", "peering", ...
   uint64_t objects = 0, bytes = 0, last_update = 0, epoch = 0;
   std::vector<int32_t> acting;  // as the reporting primary saw it
+  // Objects scrub or a failed read found damaged: (oid, why), the first
+  // few of damaged_total; and copies the primary replaced after a failed read.
+  std::vector<std::pair<std::string, std::string>> damaged = {};
+  uint64_t damaged_total = 0;
+  uint64_t read_repairs = 0;
 };
 
 struct OsdStatEntry {
@@ -38,6 +43,9 @@ struct PgRow {
   std::vector<int32_t> up;  // raw set
   std::vector<int32_t> acting;
   uint64_t objects = 0, bytes = 0, last_update = 0;
+  std::vector<std::pair<std::string, std::string>> damaged = {};
+  uint64_t damaged_total = 0;
+  uint64_t read_repairs = 0;
 };
 
 struct ClusterSummary {
@@ -49,6 +57,13 @@ struct ClusterSummary {
   uint64_t objects = 0, bytes = 0, used_bytes = 0, total_bytes = 0;
   // "nearfull" / "backfillfull" / "full" -> the OSDs the map marks so.
   std::map<std::string, std::vector<int32_t>> osds_by_fullness;
+  struct Damaged {
+    PgId pg;
+    std::string oid, why;
+  };
+  std::vector<Damaged> damaged;  // named in health (the first few per PG)
+  uint64_t damaged_total = 0;
+  uint64_t read_repairs = 0;
 
   json::Value to_json() const;
   std::string to_text(const cluster::ClusterMap &m) const;

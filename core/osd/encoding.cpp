@@ -168,6 +168,12 @@ std::string encode_object_info(const ObjectInfo &oi) {
   en.u8(kFormat);
   en.ev(oi.version);
   en.u64(oi.mtime_ns);
+  // Optional trailing field: object infos written before it decode as
+  // "no digest".
+  if (oi.has_data_digest) {
+    en.u8(1);
+    en.u32(oi.data_digest);
+  }
   return en.take();
 }
 
@@ -177,6 +183,11 @@ Result<ObjectInfo> decode_object_info(std::string_view bytes) {
   uint8_t fmt = 0;
   if (!d.u8(&fmt) || fmt != kFormat || !d.ev(&oi.version) || !d.u64(&oi.mtime_ns))
     return corrupt("object info");
+  if (!d.done()) {
+    uint8_t has = 0;
+    if (!d.u8(&has) || has != 1 || !d.u32(&oi.data_digest)) return corrupt("object info digest");
+    oi.has_data_digest = true;
+  }
   return oi;
 }
 

@@ -60,6 +60,8 @@ Result<ObjectInfo> decode_object_info(std::string_view bytes);
 inline constexpr std::string_view kInfoKey = "i";
 inline constexpr std::string_view kLogKeyPrefix = "l.";
 inline constexpr std::string_view kMissingKeyPrefix = "m.";
+// "d." + oid -> why: objects scrub or a read found damaged (primary only).
+inline constexpr std::string_view kDamagedKeyPrefix = "d.";
 std::string log_key(uint64_t version);  // "l." + 16 hex digits
 std::string missing_key(std::string_view oid);
 

@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "msg/crc32c.h"
+
 namespace strata::osd {
 
 namespace {
@@ -24,7 +26,9 @@ void feed(XXH3_state_t *h, std::string_view s) {
 
 }  // namespace
 
-Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::string_view oid) {
+Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::string_view oid,
+                               uint32_t *data_crc) {
+  uint32_t crc = 0;
   std::unique_ptr<XXH3_state_t, StateDeleter> h(XXH3_createState());
   if (!h) return Status::Error(ENOMEM, "digest state");
   XXH3_64bits_reset(h.get());
@@ -36,8 +40,10 @@ Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::
     auto d = store.read(coll, oid, off, kReadChunk);
     if (!d.ok()) return d.status().Context("reading " + std::string(oid));
     XXH3_64bits_update(h.get(), d->data(), d->size());
+    if (data_crc) crc = msg::crc32c_extend(crc, d->data(), d->size());
     if (d->empty()) break;
   }
+  if (data_crc) *data_crc = crc;
   auto attrs = store.getxattrs(coll, oid);
   if (!attrs.ok()) return attrs.status();
   for (const auto &[k, v] : *attrs) {

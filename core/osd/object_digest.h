@@ -11,6 +11,9 @@
 
 namespace strata::osd {
 
-Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::string_view oid);
+// `data_crc`, when given, receives the CRC-32C of the object's data (to
+// check against the object info's data digest on the way).
+Result<uint64_t> object_digest(store::Store &store, std::string_view coll, std::string_view oid,
+                               uint32_t *data_crc = nullptr);
 
 }  // namespace strata::osd

@@ -35,6 +35,7 @@ struct ExecOutcome {
   bool mutated = false;          // t holds object ops to apply
   LogOp log_op = LogOp::kModify;  // kDelete when the object ends up removed
   uint64_t version = 0;          // object version: after the write, or as read
+  ObjectState before;            // the object before the list (when the list loaded it)
 };
 
 // A list without mutations: results only. `t` may be null then.
@@ -49,5 +50,14 @@ bool any_mutation(const std::vector<OsdOp> &ops);
 // and removals of xattrs and omap keys (what still runs on a full cluster,
 // so that space can be freed).
 bool may_use_space(const std::vector<OsdOp> &ops);
+
+// "" when `data`, the whole data of an object with info `oi`, matches the
+// info's data digest (or the info has none); else why it does not.
+std::string data_digest_mismatch(const ObjectInfo &oi, std::string_view data);
+
+// For a read-only list that ran (out.rc == 0): "" when every read that
+// returned an object's whole data matches its data digest (reads of a part
+// cannot be checked against a whole-object digest), else why not.
+std::string check_data_digest(const std::vector<OsdOp> &ops, const ExecOutcome &out);
 
 }  // namespace strata::osd

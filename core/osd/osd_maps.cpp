@@ -117,6 +117,13 @@ void OsdDaemon::send_stats() {
       auto a = p.initActing(static_cast<unsigned>(s.acting.size()));
       for (unsigned j = 0; j < s.acting.size(); ++j) a.set(j, s.acting[j]);
       p.setEpoch(s.epoch);
+      auto d = p.initDamaged(static_cast<unsigned>(s.damaged.size()));
+      for (unsigned j = 0; j < s.damaged.size(); ++j) {
+        d[j].setOid(s.damaged[j].first);
+        d[j].setReason(s.damaged[j].second);
+      }
+      p.setDamagedTotal(s.damaged_total);
+      p.setReadRepairs(s.read_repairs);
     }
     if (usage.ok()) {
       b.setUsedBytes(usage->used_bytes);

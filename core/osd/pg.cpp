@@ -50,6 +50,12 @@ Status Pg::load() {
   } else if (miss.status().code() != -ENOENT) {
     return miss.status().Context(name_ + ": reading the missing set");
   }
+  auto damaged = st.omap_list(coll_, kPgMetaObject, kDamagedKeyPrefix, "d/", 0);
+  if (damaged.ok()) {
+    for (const auto &[k, v] : *damaged) damaged_[k.substr(kDamagedKeyPrefix.size())] = v;
+  } else if (damaged.status().code() != -ENOENT) {
+    return damaged.status().Context(name_ + ": reading the damaged objects");
+  }
   return Status::OK();
 }
 
@@ -170,6 +176,7 @@ void Pg::reset_primary_state() {
   for (auto &[oid, r] : recovering_)
     if (r.throttled) host_.recovery_throttle().release();
   recovering_.clear();
+  read_repairing_.clear();
   unfound_.clear();
   if (scrub_) {
     for (auto &fn : scrub_->waiters) requeue.push_back(std::move(fn));
@@ -407,6 +414,7 @@ std::string Pg::state_string() const {
   if (backfilling) s += "+backfilling";
   if (toofull) s += "+backfill_toofull";
   if (!unfound_.empty()) s += "+unfound";
+  if (!damaged_.empty()) s += "+inconsistent";
   if (scrub_) s += scrub_->deep ? "+scrubbing+deep" : "+scrubbing";
   return s;
 }
@@ -421,6 +429,12 @@ void Pg::publish() {
   s.last_update = info_.last_update;
   s.acting = acting_;
   s.epoch = map_ ? map_->epoch() : 0;
+  for (const auto &[oid, why] : damaged_) {
+    if (s.damaged.size() == kMaxDamagedReported) break;
+    s.damaged.emplace_back(oid, why);
+  }
+  s.damaged_total = damaged_.size();
+  s.read_repairs = read_repairs_;
   host_.publish_stat(s);
 }
 

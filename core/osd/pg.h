@@ -186,6 +186,19 @@ class Pg {
   void do_op(const ClientOpRef &op);
   void do_op(const ClientOpRef &op, bool from_slot);
   void do_read(const ClientOpRef &op);
+  // pg_read_repair.cpp: a read the primary's copy could not serve (EIO:
+  // a checksum mismatch, a vanished file, a digest mismatch) is served
+  // from a good replica after the primary's copy is replaced by it.
+  // True when the op now waits for that repair.
+  bool start_read_repair(const ClientOpRef &op, const std::string &why);
+  // A pull for a read repair failed on `from`: try the next copy, or give
+  // up (every copy bad) when none is left.
+  void read_repair_pull_failed(const std::string &oid, int32_t from, int32_t rc);
+  void read_repair_done(const std::string &oid, int32_t from);
+  // Objects scrub or a read found bad, persisted in the PG meta object so
+  // that a restarted primary still reports them.
+  void set_damaged(store::Transaction &t, const std::string &oid, const std::string &why);
+  void clear_damaged(store::Transaction &t, const std::string &oid);
   void do_write(const ClientOpRef &op);
   // Why a write may not take more space now (empty: it may): an OSD of the
   // acting set is marked full, this OSD's own disk passed the failsafe
@@ -217,7 +230,6 @@ class Pg {
   void recover();
   // 1 started, 0 nothing to do (or already), -1 throttle full, -2 unfound.
   int start_object_recovery(const std::string &oid, bool priority);
-  Result<uint64_t> object_digest_of(const std::string &oid);
   int32_t pull_source(const std::string &oid) const;
   Result<store::Transaction> build_push_txn(const std::string &oid, bool *exists, EVersion *version);
   void send_push(const std::string &oid, const std::set<int32_t> &targets, Recovery &rec);
@@ -235,6 +247,9 @@ class Pg {
   bool scrub_tid_matches(uint64_t tid) const;
   void scrub_reply(int32_t from, std::vector<ScanItemT> items);
   void scrub_repaired(const std::string &oid);
+  void record_scrub_findings(const Scrub &s, const std::string &kind);
+  static constexpr std::string_view kLightScrubPrefix = "scrub: ";
+  static constexpr std::string_view kUnreadablePrefix = "read: ";
   bool any_backfill() const;
 
   PgHost &host_;
@@ -285,6 +300,12 @@ class Pg {
   std::deque<std::function<void()>> waiting_active_;
   std::deque<std::function<void()>> waiting_min_size_;
   std::unique_ptr<Scrub> scrub_;
+  // Objects being read-repaired -> the replicas whose copies failed too
+  // (marked missing for the repair; unmarked if no copy is good).
+  std::map<std::string, std::set<int32_t>> read_repairing_;
+  uint64_t read_repairs_ = 0;  // copies this primary replaced after a failed read
+  // oid -> why (scrub findings, objects no copy of which could be read).
+  std::map<std::string, std::string> damaged_;
   bool clean_ = false;
   uint64_t objects_ = 0, bytes_ = 0;
   std::chrono::steady_clock::time_point counted_at_;

@@ -92,7 +92,13 @@ struct PgStatSnap {
   EVersion last_update;
   std::vector<int32_t> acting;
   uint64_t epoch = 0;
+  // Objects scrub or a read found damaged (oid, why), at most
+  // kMaxDamagedReported of them, and how many there are in all.
+  std::vector<std::pair<std::string, std::string>> damaged = {};
+  uint64_t damaged_total = 0;
+  uint64_t read_repairs = 0;
 };
+inline constexpr size_t kMaxDamagedReported = 32;
 
 class PgHost {
  public:

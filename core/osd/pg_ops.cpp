@@ -83,6 +83,25 @@ void Pg::do_op(const ClientOpRef &op, bool from_slot) {
 
 void Pg::do_read(const ClientOpRef &op) {
   ExecOutcome out = execute_ops(host_.store(), coll_, op->oid, op->ops, ObjectInfo{}, nullptr);
+  std::string why;
+  if (out.rc == -EIO) {
+    why = "EIO from the store";
+  } else if (out.rc == 0 && !(host_.store().backend_caps() & STRATA_OS_CAP_DATA_CHECKSUMS)) {
+    why = check_data_digest(op->ops, out);
+    if (!why.empty()) out.rc = -EIO;
+  }
+  if (out.rc == -EIO) {
+    // Never bytes that failed their check, never EIO while a replica has
+    // a good copy: repair this copy from it, then serve the read again.
+    if (start_read_repair(op, why)) return;
+    std::string context = name_ + " primary osd." + std::to_string(host_.whoami()) + ": " + why;
+    if (auto d = damaged_.find(op->oid); d != damaged_.end()) context += "; " + d->second;
+    else context += "; no replica could provide a good copy";
+    host_.log().error("osd", "read of '" + op->oid + "' answered EIO: " + context);
+    out.results.clear();  // not one byte of what failed
+    send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, {}, false, context));
+    return;
+  }
   send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, std::move(out.results)));
 }
 
@@ -154,6 +173,12 @@ void Pg::do_write(const ClientOpRef &op) {
   // The data went to the replicas above; locally the transaction names the
   // stage the StagePool wrote on arrival instead of carrying the bytes.
   const bool staged = op->staged && op->staged->bind(t);
+  // A damaged object replaced or removed as a whole is damaged no more
+  // (locally only: the finding lives in the primary's PG meta object).
+  if (damaged_.count(op->oid) &&
+      std::any_of(op->ops.begin(), op->ops.end(),
+                  [](const OsdOp &o) { return o.code == OpCode::kWriteFull || o.code == OpCode::kRemove; }))
+    clear_damaged(t, op->oid);
   log_.append(e, t);
   info_.last_update = v;
   maybe_trim_log(t);

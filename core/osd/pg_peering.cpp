@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "osd/encoding.h"
+#include "osd/object_digest.h"
 #include "osd/op_exec.h"
 #include "osd/pg.h"
 #include "osd/pg_msgs.h"
@@ -340,9 +341,14 @@ std::vector<Pg::ScanItemT> Pg::scan_items(const std::string &after, const std::s
       it.size = st->size;
     }
     if (deep && it.rc == 0) {
-      auto d = object_digest_of(it.oid);
+      uint32_t crc = 0;
+      auto d = object_digest(host_.store(), coll_, it.oid, &crc);
       if (d.ok()) it.digest = *d;
       else it.rc = d.status().code();
+      // Data that no longer matches its own digest is a bad copy even when
+      // no majority of replicas could tell (a backend that checksums has
+      // failed the read already).
+      if (d.ok() && st->oi.has_data_digest && crc != st->oi.data_digest) it.rc = -EBADMSG;
     }
     items.push_back(std::move(it));
   }

@@ -19,10 +19,6 @@ constexpr uint32_t kBackfillChunk = 64;
 constexpr uint64_t kOmapPage = 1024;
 }  // namespace
 
-Result<uint64_t> Pg::object_digest_of(const std::string &oid) {
-  return object_digest(host_.store(), coll_, oid);
-}
-
 bool Pg::too_full_for_recovery(int32_t osd) const {
   return cluster::first_at_least(map_->map(), {osd}, cluster::Fullness::kBackfillfull) >= 0;
 }
@@ -159,6 +155,11 @@ Result<store::Transaction> Pg::build_push_txn(const std::string &oid, bool *exis
   t.touch(coll_, oid);
   auto data = st.read(coll_, oid);
   if (!data.ok()) return data.status().Context("reading " + oid);
+  // A copy that fails its digest is not a source (a backend that checksums
+  // has failed the read above already).
+  if (!(st.backend_caps() & STRATA_OS_CAP_DATA_CHECKSUMS))
+    if (std::string why = data_digest_mismatch(state->oi, *data); !why.empty())
+      return Status::Error(EIO, "'" + oid + "' on osd." + std::to_string(host_.whoami()) + ": " + why);
   if (!data->empty()) t.write_full(coll_, oid, *data);
   auto attrs = st.getxattrs(coll_, oid);
   if (!attrs.ok()) return attrs.status();
@@ -279,12 +280,14 @@ void Pg::on_push(const InMsgRef &in) {
         pit->second.missing[oid] = missing_[oid];
       else if (auto rit = reports_.find(p.getFrom()); rit != reports_.end())
         rit->second.missing[oid] = missing_[oid];
+      read_repair_pull_failed(oid, p.getFrom(), p.getRc());
       recovery_done(oid);
       return;
     }
     t.omap_rm(coll_, kPgMetaObject, missing_key(oid));
-    queue_local(std::move(t), [oid](Pg &pg) {
+    queue_local(std::move(t), [oid, from = p.getFrom()](Pg &pg) {
       pg.missing_.erase(oid);
+      pg.read_repair_done(oid, from);
       pg.recovery_done(oid);
     });
     return;

@@ -171,6 +171,7 @@ void Pg::scrub_compare() {
     const std::string &bk = key[b.bad.front()];
     if (good.empty()) b.why = "no readable copy";
     else if (bk == "absent") b.why = "missing";
+    else if (bk == "error " + std::to_string(-EBADMSG)) b.why = "digest mismatch";  // vs its object info
     else if (bk.rfind("error", 0) == 0) b.why = "read " + bk;
     else if (good == "absent") b.why = "should not exist";
     else b.why = s.deep ? "digest mismatch" : "version or size mismatch";
@@ -251,9 +252,32 @@ void Pg::finish_scrub(int32_t rc, const std::string &why) {
     if (s.repair) message += ", " + std::to_string(s.repaired) + " repaired";
   }
   host_.log().info("osd", message);
+  if (rc == 0) record_scrub_findings(s, kind);
   send_reply(s.conn, command_reply(s.tid, rc, message, json));
   run_waiting(s.waiters);
   publish();
+}
+
+// What the operator sees (PG state `inconsistent`, HEALTH_ERR naming the
+// objects) follows the last scrub that could have seen a problem: a deep
+// scrub or a repair replaces every finding (a repaired copy is no longer
+// damaged; an object without a good copy still is); a light scrub, blind to
+// data, replaces only the findings of light scrubs and adds its own.
+void Pg::record_scrub_findings(const Scrub &s, const std::string &kind) {
+  store::Transaction t;
+  std::set<std::string> found;
+  for (const Scrub::Bad &b : s.inconsistent) {
+    if (s.repair && b.good >= 0) continue;
+    std::string who;
+    for (int32_t o : b.bad) who += (who.empty() ? "osd." : ", osd.") + std::to_string(o);
+    found.insert(b.oid);
+    set_damaged(t, b.oid, kind + ": " + b.why + " on " + who);
+  }
+  std::vector<std::string> stale;
+  for (const auto &[oid, why] : damaged_)
+    if (!found.count(oid) && (s.deep || why.rfind(kLightScrubPrefix, 0) == 0)) stale.push_back(oid);
+  for (const std::string &oid : stale) clear_damaged(t, oid);
+  if (!t.empty()) queue_local(std::move(t));
 }
 
 }  // namespace strata::osd

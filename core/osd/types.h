@@ -98,6 +98,11 @@ using MissingSet = std::map<std::string, MissingItem>;
 struct ObjectInfo {
   EVersion version;
   uint64_t mtime_ns = 0;
+  // CRC-32C of the whole object's data, when the op lists since the last
+  // full-object write kept it known (see op_exec.cpp); reads of the whole
+  // object on a backend that cannot checksum are verified against it.
+  bool has_data_digest = false;
+  uint32_t data_digest = 0;
   bool operator==(const ObjectInfo &) const = default;
 };
 

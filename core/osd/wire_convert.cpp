@@ -157,13 +157,15 @@ Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef
 }
 
 msg::Message build_op_reply(uint64_t tid, int32_t rc, uint64_t version,
-                            std::vector<OpResult> results, bool replayed) {
+                            std::vector<OpResult> results, bool replayed,
+                            const std::string &message) {
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<wire::OpReply>();
   r.setTid(tid);
   r.setRc(rc);
   r.setVersion(version);
   r.setReplayed(replayed);
+  if (!message.empty()) r.setMessage(message);
   std::vector<std::string> segs;
   auto list = r.initResults(static_cast<unsigned>(results.size()));
   for (unsigned k = 0; k < results.size(); ++k) {

@@ -45,13 +45,16 @@ struct ClientOp {
   store::StagedWriteRef staged;
   // Why staging it failed (ENOSPC: the disk is within its reserve).
   int stage_rc = 0;
+  // A read the primary's copy failed is repaired and retried once.
+  bool read_repair_tried = false;
 };
 using ClientOpRef = std::shared_ptr<ClientOp>;
 
 Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef &conn);
 
 msg::Message build_op_reply(uint64_t tid, int32_t rc, uint64_t version,
-                            std::vector<OpResult> results, bool replayed = false);
+                            std::vector<OpResult> results, bool replayed = false,
+                            const std::string &message = {});
 msg::Message build_retry_reply(uint64_t tid, uint64_t retry_epoch);
 
 uint64_t now_ns();  // wall clock, for object mtimes

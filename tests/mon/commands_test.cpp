@@ -241,3 +241,45 @@ TEST_CASE("JSON values dump and parse back", "[json]") {
   CHECK(!json::parse("{} x").ok());
   CHECK(!json::parse(std::string(100, '[')).ok());
 }
+
+TEST_CASE("damaged objects a primary reports make the PG inconsistent and health HEALTH_ERR naming them",
+          "[commands]") {
+  Harness h(sample_map(3, 3));
+  for (const auto &[id, o] : h.view->map().osds) {
+    OsdStatEntry e;
+    e.id = id;
+    for (uint32_t seed = 0; seed < 16; ++seed) {
+      cluster::PgId pg{1, seed};
+      auto acting = h.view->acting(pg);
+      if (acting[0] != id) continue;
+      PgStatEntry p{pg, "active+clean", 2, 20, 1, 5, acting};
+      if (seed == 3) {
+        p.state = "active+clean+inconsistent";
+        p.damaged = {{"victim", "deep-scrub: digest mismatch on osd.2"}};
+        p.damaged_total = 1;
+        p.read_repairs = 4;
+      }
+      e.pgs.push_back(p);
+    }
+    h.stats.update(e);
+  }
+  auto s = h.run("status");
+  REQUIRE(s.rc == 0);
+  CHECK(s.json["health"].as_string() == "HEALTH_ERR");
+  REQUIRE(s.json["damaged_objects"].as_array().size() == 1);
+  CHECK(s.json["damaged_objects"].as_array()[0]["oid"].as_string() == "victim");
+  CHECK(s.json["damaged_objects"].as_array()[0]["pgid"].as_string() == "1.3");
+  CHECK(s.json["read_repairs"].as_int() == 4);
+  CHECK(s.message.find("HEALTH_ERR") != std::string::npos);
+  CHECK(s.message.find("pg 1.3 object 'victim': deep-scrub: digest mismatch on osd.2") != std::string::npos);
+  // The inconsistent PG is clean otherwise: no "not active+clean" warning.
+  CHECK(s.message.find("not active+clean") == std::string::npos);
+
+  auto pgs = h.run("pg ls", {{"pool", "data"}});
+  REQUIRE(pgs.rc == 0);
+  const json::Value &row = pgs.json.as_array()[3];
+  CHECK(row["state"].as_string() == "active+clean+inconsistent");
+  CHECK(row["damaged_objects"].as_array()[0]["oid"].as_string() == "victim");
+  CHECK(row["read_repairs"].as_int() == 4);
+  CHECK(pgs.message.find("active+clean+inconsistent") != std::string::npos);
+}

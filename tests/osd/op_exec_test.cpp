@@ -2,6 +2,7 @@
 // semantics of each op, guards, and all-or-nothing on failure.
 #include <catch2/catch.hpp>
 
+#include "msg/crc32c.h"
 #include "osd/encoding.h"
 #include "osd/op_exec.h"
 #include "scratch_store.h"
@@ -183,4 +184,57 @@ TEST_CASE("the object info xattr carries the version replicas and scrub compare"
   CHECK_FALSE(none->exists);
   CHECK(f.read(std::string(kPgMetaObject), {op(OpCode::kStat)}).rc == -EINVAL);
   CHECK(f.write("o", {named(OpCode::kSetXattr, "", "v")}).rc == -EINVAL);
+}
+
+TEST_CASE("the object info keeps a data digest while the whole data is known, and drops it otherwise") {
+  Fixture f;
+  auto digest = [&](const std::string &oid) {
+    auto st = load_object_state(*f.s, kColl, oid);
+    REQUIRE(st.ok());
+    return st->oi.has_data_digest ? std::optional<uint32_t>(st->oi.data_digest) : std::nullopt;
+  };
+  auto crc = [](const std::string &d) { return msg::crc32c(d.data(), d.size()); };
+  f.write("o", {with_data(OpCode::kWriteFull, "hello")});
+  CHECK(digest("o") == crc("hello"));
+  f.write("o", {with_data(OpCode::kAppend, " world")});
+  CHECK(digest("o") == crc("hello world"));
+  f.write("o", {named(OpCode::kSetXattr, "k", "v")});  // no data change, but not read back
+  CHECK(digest("o") == std::nullopt);
+  f.write("o", {with_data(OpCode::kWriteFull, "abcdef")});
+  CHECK(digest("o") == crc("abcdef"));
+  f.write("o", {with_data(OpCode::kWrite, "X", 2)});  // in place: the digest would be stale
+  CHECK(digest("o") == std::nullopt);
+  OsdOp tr = op(OpCode::kTruncate);
+  tr.offset = 0;
+  f.write("o", {tr, with_data(OpCode::kAppend, "new")});
+  CHECK(digest("o") == crc("new"));
+  OsdOp create = op(OpCode::kCreate);
+  create.flags = kCreateExclusive;
+  f.write("fresh", {create, with_data(OpCode::kAppend, "xyz")});
+  CHECK(digest("fresh") == crc("xyz"));
+}
+
+TEST_CASE("a whole-object read that fails the data digest is caught, a partial read is not checked") {
+  Fixture f;
+  f.write("o", {with_data(OpCode::kWriteFull, "0123456789")});
+  OsdOp whole = op(OpCode::kRead);
+  OsdOp part = op(OpCode::kRead);
+  part.length = 4;
+  CHECK(check_data_digest({whole}, f.read("o", {whole})).empty());
+  // The bytes change behind the OSD's back (same size, object info kept).
+  store::Transaction t;
+  t.write(kColl, "o", 3, "###");
+  f.s.submit(std::move(t));
+  std::string why = check_data_digest({whole}, f.read("o", {whole}));
+  CHECK(why.find("data digest mismatch") != std::string::npos);
+  CHECK(check_data_digest({part}, f.read("o", {part})).empty());
+  auto st = load_object_state(*f.s, kColl, "o");
+  REQUIRE(st.ok());
+  CHECK_FALSE(data_digest_mismatch(st->oi, f.data("o")).empty());
+  CHECK(data_digest_mismatch(st->oi, "0123456789").empty());
+  // Object infos written before the digest existed decode without one.
+  ObjectInfo old{EVersion{1, 2}, 3};
+  auto dec = decode_object_info(encode_object_info(old));
+  REQUIRE(dec.ok());
+  CHECK_FALSE(dec->has_data_digest);
 }

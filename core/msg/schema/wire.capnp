@@ -137,6 +137,16 @@ struct PgStat {
   lastUpdate @5 :UInt64;
   acting @6 :List(Int32);
   epoch @7 :UInt64;
+  # Objects a scrub or a failed read found damaged (the first few), how
+  # many in all, and the copies the primary replaced after a failed read.
+  damaged @8 :List(DamagedObject);
+  damagedTotal @9 :UInt64;
+  readRepairs @10 :UInt64;
+}
+
+struct DamagedObject {
+  oid @0 :Text;
+  reason @1 :Text;
 }
 
 # osd -> mon, periodically and on PG state changes: the PGs it is
@@ -233,6 +243,7 @@ struct OpReply {
   # behind); get map `retryEpoch` or newer and resend.
   retryEpoch @4 :UInt64;
   replayed @5 :Bool;          # a resent write found in the PG log
+  message @6 :Text;           # context for an error (e.g. which copies failed)
 }
 
 # List the objects of one PG (the client walks every PG of a pool).

@@ -130,8 +130,21 @@ strata_object_stat FileStore::stat(std::string_view coll, std::string_view oid) 
   st.struct_size = sizeof st;
   st.size = rec.size;
   st.allocated_bytes = rec.size;
-  if (SharedFd fd = data_.open_for_read(rec.file))
-    st.allocated_bytes = stat_fd(fd->get(), data_.path(rec.file)).allocated_bytes;
+  // A data file missing or shorter than the index says was damaged behind
+  // the store's back: an error, so that the OSD's light scrub and reads
+  // (which start with a stat) see it instead of a size that looks right.
+  SharedFd fd = data_.open_for_read(rec.file);
+  if (!fd && rec.size > 0)
+    throw sdk::Error(EIO, "data file " + data_.path(rec.file) + " of " + describe_object(coll, oid) +
+                              " is missing");
+  if (fd) {
+    FileInfo fi = stat_fd(fd->get(), data_.path(rec.file));
+    if (fi.size < rec.size)
+      throw sdk::Error(EIO, "data file " + data_.path(rec.file) + " of " + describe_object(coll, oid) +
+                                " holds " + std::to_string(fi.size) + " bytes, the index says " +
+                                std::to_string(rec.size));
+    st.allocated_bytes = fi.allocated_bytes;
+  }
   scan(*db_, schema::xattrs_of(coll, oid), {}, 0, [&](std::string_view, std::string_view) {
     ++st.n_xattrs;
     return true;

@@ -62,7 +62,8 @@ typedef struct strata_objectstore strata_objectstore; /* opaque, plugin-owned */
 /* Reads verify block checksums of the data at rest: a read touching a block
  * whose bytes fail their checksum, or whose data is missing, returns -EIO
  * (the message names the object, the block and its offsets) and never the
- * bytes. Without it the host must verify data by other means. Informational. */
+ * bytes. Without it the OSD verifies whole-object reads against the object's
+ * data digest where it has one. Informational. */
 #define STRATA_OS_CAP_DATA_CHECKSUMS (1ull << 5)
 
 typedef enum strata_op_type {
