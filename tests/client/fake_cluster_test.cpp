@@ -282,8 +282,10 @@ TEST_CASE("fake cluster: a client with the wrong key is refused") {
 TEST_CASE("fake cluster: an OSD refusing the client's key fails in-flight and new ops with EACCES "
           "at once, with no op timeout set") {
   FakeCluster fc(1);
+  strata_cluster_t admin = fc.connect();
+  make_pool(admin, "p", 1);
+  strata_cluster_shutdown(admin);
   strata_cluster_t c = fc.connect({}, "client.other");  // client_op_timeout_ms stays 0
-  make_pool(c, "p", 1);
   strata_ioctx_t io = open_io(c, "p");
   fc.osd(0).set_fault([](const ReceivedOp &) { return Fault::kDrop; });
   strata_completion_t comp = nullptr;
