@@ -36,8 +36,7 @@ CaseResult run_in_child(const std::function<int(const std::string &)> &run_one,
   std::fflush(stdout);
   std::fflush(stderr);
   pid_t pid = ::fork();
-  if (pid < 0)
-    return {name, Outcome::kFailed, std::string("cannot fork: ") + std::strerror(errno)};
+  if (pid < 0) return {name, Outcome::kFailed, std::string("cannot fork: ") + std::strerror(errno)};
   if (pid == 0) {
     int failed = run_one(name);
     std::fflush(stdout);
@@ -85,10 +84,11 @@ int run_each_case_in_child(const std::vector<std::string> &names,
     return std::count_if(results.begin(), results.end(),
                          [&](const CaseResult &r) { return r.outcome == o; });
   };
-  std::printf("\nstrata-conformance summary: %zu of %zu test cases run: %zd passed, %zd failed, "
-              "%zd crashed\n",
-              results.size(), names.size(), count(Outcome::kPassed), count(Outcome::kFailed),
-              count(Outcome::kCrashed));
+  std::printf(
+      "\nstrata-conformance summary: %zu of %zu test cases run: %zd passed, %zd failed, "
+      "%zd crashed\n",
+      results.size(), names.size(), count(Outcome::kPassed), count(Outcome::kFailed),
+      count(Outcome::kCrashed));
   for (const CaseResult &r : results) {
     if (r.outcome == Outcome::kFailed) std::printf("  FAILED   %s\n", r.name.c_str());
     if (r.outcome == Outcome::kCrashed)

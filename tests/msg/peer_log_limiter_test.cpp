@@ -1,7 +1,7 @@
 // The per-address limit on log lines that unauthenticated peers cause.
-#include <catch2/catch.hpp>
-
 #include "msg/peer_log_limiter.h"
+
+#include <catch2/catch.hpp>
 
 using strata::msg::PeerLogLimiter;
 using namespace std::chrono_literals;
@@ -13,12 +13,14 @@ const PeerLogLimiter::Clock::time_point t0{};
 TEST_CASE("the first line from an address is logged, then at most one per interval") {
   PeerLogLimiter lim(10s);
   CHECK(lim.admit("10.0.0.1:40000", t0).log);
-  for (int i = 1; i <= 99; ++i) CHECK_FALSE(lim.admit("10.0.0.1:4000" + std::to_string(i), t0 + 1ms * i).log);
+  for (int i = 1; i <= 99; ++i)
+    CHECK_FALSE(lim.admit("10.0.0.1:4000" + std::to_string(i), t0 + 1ms * i).log);
   auto d = lim.admit("10.0.0.1:50000", t0 + 10s);
   CHECK(d.log);
   CHECK(d.suppressed == 99);
-  CHECK(lim.suffix(d) == " (99 more like it from 10.0.0.1 suppressed; at most one line per 10 s "
-                         "per address)");
+  CHECK(lim.suffix(d) ==
+        " (99 more like it from 10.0.0.1 suppressed; at most one line per 10 s "
+        "per address)");
   // The count starts again after a line is logged.
   CHECK_FALSE(lim.admit("10.0.0.1:50001", t0 + 11s).log);
   auto d2 = lim.admit("10.0.0.1:50002", t0 + 20s);
