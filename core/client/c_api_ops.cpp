@@ -1,4 +1,6 @@
 // C API: write and read op builders and their synchronous operate.
+#include <cstring>
+
 #include "client/c_api_internal.h"
 
 using namespace strata;
@@ -80,6 +82,18 @@ strata_write_op_t strata_write_op_new(void) {
 
 void strata_write_op_release(strata_write_op_t op) {
   guard_void("strata_write_op_release", [&] { delete op; });
+}
+
+int strata_write_op_set_request_id(strata_write_op_t op, const char *id) {
+  return guard("strata_write_op_set_request_id", -EIO, [&]() -> int {
+    if (!op || !id) return set_error(-EINVAL, "strata_write_op_set_request_id: NULL argument");
+    size_t n = std::strlen(id);
+    if (n == 0 || n > strata::client::kMaxRequestId)
+      return set_error(-EINVAL, "strata_write_op_set_request_id: the id must be 1.." +
+                                    std::to_string(strata::client::kMaxRequestId) + " bytes");
+    op->op.set_request_id(id);
+    return 0;
+  });
 }
 
 void strata_write_op_assert_exists(strata_write_op_t op) {

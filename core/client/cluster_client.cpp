@@ -212,7 +212,12 @@ Status ClusterClient::connect(std::chrono::milliseconds timeout) {
   Status st = mon_->start();
   if (st.ok() && !maps_->wait_for(1, deadline)) {
     std::lock_guard<std::mutex> g2(map_error_mu_);
-    st = Status::Error(ETIMEDOUT,
+    // A map came but cannot be used here (e.g. its placement plugin is not
+    // on the plugin path): that is the answer, not a timeout.
+    if (Status first = maps_->first_map_error(); !first.ok())
+      st = first;
+    else
+      st = Status::Error(ETIMEDOUT,
                        "no usable cluster map from the monitor at " + settings_.mon_addr +
                            " within " + std::to_string(timeout.count()) + " ms" +
                            (map_error_.empty() ? "" : " (" + map_error_ + ")"));

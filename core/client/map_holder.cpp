@@ -50,14 +50,24 @@ Status MapHolder::install(cluster::ClusterMap m) {
     if (view_ && m.epoch <= view_->epoch()) return Status::OK();
   }
   uint64_t epoch = m.epoch;
+  auto failed = [&](const Status &s) {
+    Status st = s.Context("map epoch " + std::to_string(epoch));
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!view_ && first_error_.ok()) first_error_ = st;
+    }
+    cv_.notify_all();
+    return st;
+  };
   auto plugin = placement_plugin(m.placement_plugin);
-  if (!plugin.ok()) return plugin.status().Context("map epoch " + std::to_string(epoch));
+  if (!plugin.ok()) return failed(plugin.status());
   auto view = cluster::MapView::create(std::move(m), *plugin);
-  if (!view.ok()) return view.status().Context("map epoch " + std::to_string(epoch));
+  if (!view.ok()) return failed(view.status());
   {
     std::lock_guard<std::mutex> g(mu_);
     if (view_ && epoch <= view_->epoch()) return Status::OK();
     view_ = *view;
+    first_error_ = Status::OK();
   }
   cv_.notify_all();
   return Status::OK();
@@ -65,8 +75,15 @@ Status MapHolder::install(cluster::ClusterMap m) {
 
 bool MapHolder::wait_for(uint64_t epoch, std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lk(mu_);
-  cv_.wait_until(lk, deadline, [&] { return closed_ || (view_ && view_->epoch() >= epoch); });
+  cv_.wait_until(lk, deadline, [&] {
+    return closed_ || (view_ && view_->epoch() >= epoch) || (!view_ && !first_error_.ok());
+  });
   return view_ && view_->epoch() >= epoch;
+}
+
+Status MapHolder::first_map_error() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return view_ ? Status::OK() : first_error_;
 }
 
 void MapHolder::close() {

@@ -35,8 +35,13 @@ class MapHolder {
   // the held map stays then.
   Status install(cluster::ClusterMap m);
 
-  // Waits until the held epoch is >= epoch, or the deadline, or close().
+  // Waits until the held epoch is >= epoch, or the deadline, or close(),
+  // or (while no map is held) a failed install(): waiting longer would not
+  // help a map whose placement plugin is missing.
   bool wait_for(uint64_t epoch, std::chrono::steady_clock::time_point deadline);
+  // Why the first map could not be installed (OK while none failed, or
+  // once a map is held).
+  Status first_map_error() const;
   // Wakes every waiter for good (shutdown).
   void close();
 
@@ -48,6 +53,7 @@ class MapHolder {
   std::condition_variable cv_;
   std::shared_ptr<const cluster::MapView> view_;
   bool closed_ = false;
+  Status first_error_;  // GUARDED_BY(mu_): an install failed before any map was held
   std::mutex plugins_mu_;
   std::map<std::string, host::Plugin> plugins_;  // loaded once, kept mapped
 };

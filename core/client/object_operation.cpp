@@ -90,6 +90,15 @@ int32_t ObjectOperation::add_data(std::string_view data) {
 
 void ObjectOperation::assert_exists() { add(StepCode::kAssertExists); }
 
+void ObjectOperation::set_request_id(std::string_view id) {
+  if (id.empty() || id.size() > kMaxRequestId || id.find('\0') != std::string_view::npos) {
+    set_error(Status::Error(EINVAL, "request id must be 1.." + std::to_string(kMaxRequestId) +
+                                        " bytes without NUL"));
+    return;
+  }
+  request_id_ = std::string(id);
+}
+
 void ObjectOperation::assert_version(uint64_t version) {
   add(StepCode::kAssertVersion).version = version;
 }
@@ -259,6 +268,7 @@ ObjectOperation ObjectOperation::borrowing_copy() const {
   c.data_bytes_ = data_bytes_;
   c.meta_bytes_ = meta_bytes_;
   c.is_write_ = is_write_;
+  c.request_id_ = request_id_;
   c.borrow_ = true;
   c.error_ = error_;
   return c;

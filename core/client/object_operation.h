@@ -116,6 +116,11 @@ class ObjectOperation {
   // Data added after this is borrowed (true) or copied (false, default).
   void borrow_data(bool borrow) { borrow_ = borrow; }
 
+  // A request id the OSDs deduplicate this op's writes by, across client
+  // instances (1..kMaxRequestId bytes, no NUL); see client.h.
+  void set_request_id(std::string_view id);
+  const std::string &request_id() const { return request_id_; }
+
   // Guards: fail the whole request before anything is applied.
   void assert_exists();
   void assert_version(uint64_t version);
@@ -183,6 +188,7 @@ class ObjectOperation {
   uint64_t meta_bytes_ = 0;  // keys/values/names: they travel in the payload
   bool is_write_ = false;
   bool borrow_ = false;
+  std::string request_id_;
   Status error_;
 };
 
@@ -192,5 +198,6 @@ class ObjectOperation {
 inline constexpr uint64_t kMaxOpData = 128ull << 20;
 inline constexpr uint64_t kMaxOpMeta = 3ull << 20;
 inline constexpr size_t kMaxXattrName = 255;
+inline constexpr size_t kMaxRequestId = 128;
 
 }  // namespace strata::client

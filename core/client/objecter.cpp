@@ -222,7 +222,34 @@ void Objecter::on_connected(int32_t osd, uint64_t generation, Result<msg::Connec
       if (conn.ok() && !(*conn)->is_open())
         conn = Status::Error(ECONNRESET, "connection to osd." + std::to_string(osd) +
                                              " closed as it opened");
-      if (!conn.ok()) {
+      if (!conn.ok() && conn.status().code() == -EACCES) {
+        // Authentication refused: final, not a network hiccup. Retrying
+        // would only repeat it, so every request waiting for this OSD fails
+        // now with EACCES; a later request tries once more (the key may have
+        // been restored meanwhile) and fails as fast if not.
+        s.failures = 0;
+        s.next_attempt = {};
+        size_t n = 0;
+        for (auto it = inflight_.begin(); it != inflight_.end();) {
+          if (it->second->osd == osd && !it->second->conn) {
+            a.failures.push_back({it->second, -EACCES});
+            it = inflight_.erase(it);
+            ++n;
+          } else {
+            ++it;
+          }
+        }
+        std::string line = opts_.instance + ": osd." + std::to_string(osd) + " at " + s.addr +
+                           " refused our authentication (" + conn.status().message() +
+                           "); failing " + std::to_string(n) +
+                           " request(s) with EACCES (was this client's key removed or "
+                           "changed? see `strata auth ls`)";
+        // Once per refusal streak: an application retrying on EACCES must
+        // not fill the log.
+        if (!s.refused) log_.error("client", line);
+        else log_.debug("client", line);
+        s.refused = true;
+      } else if (!conn.ok()) {
         s.failures++;
         auto backoff = std::chrono::milliseconds(
             std::min<int64_t>(2000, 50LL << std::min(s.failures, 6)));
@@ -235,6 +262,7 @@ void Objecter::on_connected(int32_t osd, uint64_t generation, Result<msg::Connec
         s.conn = *conn;
         s.turn = std::make_shared<Turnstile>();
         s.failures = 0;
+        s.refused = false;
         uint64_t epoch = maps_.epoch();
         for (auto &[tid, r] : inflight_) {
           if (r->osd == osd && !r->conn && r->min_epoch <= epoch) {

@@ -9,7 +9,9 @@
 //   - the OSD answers retryEpoch (wait for that map, then resend),
 // and the OSDs deduplicate writes by (client instance, tid) in the PG log,
 // so a resent write is applied once. A PG with no OSD up waits for a map
-// that gives it one. Requests to a pool that disappears fail with -ENOENT;
+// that gives it one. An OSD that refuses to authenticate this client (its
+// key was removed or changed) fails the requests for it at once with
+// -EACCES instead of retrying. Requests to a pool that disappears fail with -ENOENT;
 // with client_op_timeout_ms set, requests older than that fail -ETIMEDOUT.
 //
 // Threading: submit() may be called from any thread and sends from the
@@ -151,6 +153,7 @@ class Objecter {
     bool connecting = false;
     uint64_t generation = 0;  // bumps on every connect attempt
     int failures = 0;
+    bool refused = false;  // the last attempt was refused authentication
     std::chrono::steady_clock::time_point next_attempt{};
   };
   // A Send with the next ticket of s's turnstile. REQUIRES: mu_ held.

@@ -1,9 +1,11 @@
 #include "host/plugin_loader.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
-#include <boost/dll/shared_library.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "strata/journal.h"
@@ -27,6 +29,65 @@ size_t min_ops_size(uint32_t kind) {
     default:
       return sizeof(uint32_t);
   }
+}
+
+// One function pointer of a vtable the host calls without checking it.
+struct RequiredSlot {
+  const char *name;
+  size_t offset;
+};
+
+#define STRATA_SLOT(ops, field) RequiredSlot{#field, offsetof(ops, field)}
+
+// The slots every plugin of a kind must fill. What the headers call
+// optional stays out: the staged-write functions of a backend (used only
+// with STRATA_OS_CAP_STAGED_WRITES, checked then) and stage_release (ABI
+// 1.2; the host checks it before each call).
+std::vector<RequiredSlot> required_slots(uint32_t kind) {
+  using os = strata_objectstore_ops;
+  using jr = strata_journal_ops;
+  using pl = strata_placement_ops;
+  switch (kind) {
+    case STRATA_KIND_OBJECTSTORE:
+      return {STRATA_SLOT(os, mkfs),          STRATA_SLOT(os, open),
+              STRATA_SLOT(os, close),         STRATA_SLOT(os, capabilities),
+              STRATA_SLOT(os, apply),         STRATA_SLOT(os, checkpoint),
+              STRATA_SLOT(os, committed_seq), STRATA_SLOT(os, read),
+              STRATA_SLOT(os, stat),          STRATA_SLOT(os, getxattr),
+              STRATA_SLOT(os, getxattrs),     STRATA_SLOT(os, omap_get_header),
+              STRATA_SLOT(os, omap_get),      STRATA_SLOT(os, omap_iterate),
+              STRATA_SLOT(os, list_objects),  STRATA_SLOT(os, list_collections),
+              STRATA_SLOT(os, usage),         STRATA_SLOT(os, fsck)};
+    case STRATA_KIND_JOURNAL:
+      return {STRATA_SLOT(jr, create), STRATA_SLOT(jr, open),   STRATA_SLOT(jr, close),
+              STRATA_SLOT(jr, capabilities), STRATA_SLOT(jr, replay), STRATA_SLOT(jr, append),
+              STRATA_SLOT(jr, trim),   STRATA_SLOT(jr, flush),  STRATA_SLOT(jr, stat),
+              STRATA_SLOT(jr, destroy)};
+    case STRATA_KIND_PLACEMENT:
+      return {STRATA_SLOT(pl, capabilities), STRATA_SLOT(pl, create), STRATA_SLOT(pl, destroy),
+              STRATA_SLOT(pl, map)};
+    default:
+      return {};
+  }
+}
+
+#undef STRATA_SLOT
+
+// The first required slot that is NULL, or nullptr when all are filled.
+// Every required slot lies within the minimum vtable size checked before.
+const char *first_null_slot(uint32_t kind, const void *ops) {
+  for (const RequiredSlot &s : required_slots(kind)) {
+    void *fn = nullptr;
+    std::memcpy(&fn, static_cast<const char *>(ops) + s.offset, sizeof fn);
+    if (!fn) return s.name;
+  }
+  return nullptr;
+}
+
+// dlopen's own explanation (no such file, not ELF, a missing dependency).
+std::string last_dl_error() {
+  const char *e = dlerror();
+  return e ? e : "unknown dlopen error";
 }
 
 // The descriptor of ABI 1.0 ends after `n_options`.
@@ -62,16 +123,20 @@ Result<Plugin> load_plugin(const std::string &path, int expected_kind) {
     return Status::Error(EINVAL, "plugin " + path + ": " + why);
   };
 
-  auto lib = std::make_shared<boost::dll::shared_library>();
-  boost::system::error_code ec;
+  // dlopen directly rather than through Boost.DLL, which resets dlerror()
+  // and reports every failure as "Bad file descriptor".
   // RTLD_LOCAL: plugins must not resolve each other's symbols.
-  lib->load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  if (ec) return refuse("cannot be loaded: " + ec.message());
-  if (!lib->has(STRATA_PLUGIN_ENTRY_SYMBOL))
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return refuse("cannot be loaded: " + last_dl_error());
+  std::shared_ptr<void> lib(handle, [](void *h) { dlclose(h); });
+  dlerror();
+  void *sym = dlsym(handle, STRATA_PLUGIN_ENTRY_SYMBOL);
+  if (!sym)
     return refuse(std::string("has no entry symbol ") + STRATA_PLUGIN_ENTRY_SYMBOL +
                   " (not a Strata ABI " + std::to_string(STRATA_ABI_MAJOR) +
                   ".x plugin, or built for another major version)");
-  auto entry = lib->get<const strata_plugin_descriptor *()>(STRATA_PLUGIN_ENTRY_SYMBOL);
+  using EntryFn = const strata_plugin_descriptor *(*)();
+  auto entry = reinterpret_cast<EntryFn>(sym);
   const strata_plugin_descriptor *d = entry();
   if (!d) return refuse("entry symbol returned no descriptor");
   if (d->struct_size < kMinDescriptorSize)
@@ -97,6 +162,9 @@ Result<Plugin> load_plugin(const std::string &path, int expected_kind) {
     return refuse(std::string(kind_name(d->kind)) + " vtable too small: " +
                   std::to_string(ops_size) + " bytes, ABI 1.0 needs " +
                   std::to_string(min_ops_size(d->kind)));
+  if (const char *slot = first_null_slot(d->kind, d->ops))
+    return refuse(std::string(kind_name(d->kind)) + " vtable has no " + slot +
+                  " function (a required slot is NULL)");
 
   Plugin p;
   p.path_ = path;
@@ -156,6 +224,23 @@ Result<Plugin> PluginRegistry::find(uint32_t kind, const std::string &name) cons
   return Status::Error(ENOENT, msg);
 }
 
+namespace {
+
+// The file this code was loaded from: the executable when the host is
+// linked in statically (strata, the daemons), libstrata_client.so when it is
+// inside the shared client library, whatever program loaded that.
+std::filesystem::path this_code_file() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void *>(&default_plugin_path), &info) == 0 ||
+      !info.dli_fname || !*info.dli_fname)
+    return {};
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::filesystem::path(info.dli_fname) : p;
+}
+
+}  // namespace
+
 std::vector<std::string> default_plugin_path() {
   std::vector<std::string> out;
   if (const char *env = std::getenv("STRATA_PLUGIN_PATH"); env && *env) {
@@ -169,12 +254,30 @@ std::vector<std::string> default_plugin_path() {
     }
     return out;
   }
-  boost::system::error_code ec;
-  auto exe_dir = boost::dll::program_location(ec).parent_path();
-  if (!ec) {
-    out.push_back((exe_dir.parent_path() / "plugins").string());
-    out.push_back((exe_dir.parent_path() / "lib" / "strata" / "plugins").string());
+  auto add = [&](const std::filesystem::path &p) {
+    std::string s = p.lexically_normal().string();
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  // Relative to the binary that holds this code, not to the program that
+  // runs it: a program linked against libstrata_client.so finds the
+  // plugins beside the library wherever the program itself lives.
+  std::filesystem::path code = this_code_file();
+  if (!code.empty()) {
+    std::filesystem::path dir = code.parent_path();
+    add(dir.parent_path() / "plugins");                 // build tree: bin/ or lib/ -> plugins/
+    add(dir.parent_path() / "lib" / "strata" / "plugins");  // installed program: bin/ -> lib/
+    add(dir / "strata" / "plugins");                    // installed library: lib/ -> lib/strata/
   }
+  boost::system::error_code ec;
+  auto exe = boost::dll::program_location(ec);
+  if (!ec) {
+    std::filesystem::path exe_dir = std::filesystem::path(exe.string()).parent_path();
+    add(exe_dir.parent_path() / "plugins");
+    add(exe_dir.parent_path() / "lib" / "strata" / "plugins");
+  }
+#ifdef STRATA_INSTALLED_PLUGIN_DIR
+  add(STRATA_INSTALLED_PLUGIN_DIR);
+#endif
   return out;
 }
 

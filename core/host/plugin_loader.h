@@ -3,7 +3,9 @@
 // A plugin is refused, with one line naming the file and the expected and
 // found values, when: the file cannot be loaded, the entry symbol is missing,
 // the ABI major differs, the ABI minor is newer than the host's, the kind is
-// not the one asked for, or its vtable is smaller than the ABI 1.0 layout.
+// not the one asked for, its vtable is smaller than the ABI 1.0 layout, or a
+// function slot the host calls unconditionally is NULL (named in the message).
+// A file that dlopen refuses is reported with dlerror()'s text.
 #pragma once
 
 #include <memory>
@@ -37,7 +39,7 @@ class Plugin {
  private:
   friend Result<Plugin> load_plugin(const std::string &path, int expected_kind);
   std::string path_;
-  std::shared_ptr<void> library_;  // boost::dll::shared_library, type-erased
+  std::shared_ptr<void> library_;  // the dlopen handle; dlclose'd with the last copy
   const strata_plugin_descriptor *desc_ = nullptr;
 };
 
@@ -69,8 +71,11 @@ class PluginRegistry {
 };
 
 // The default search path: $STRATA_PLUGIN_PATH (colon-separated) if set,
-// else <dir of the running executable>/../plugins and
-// <dir>/../lib/strata/plugins.
+// else, with D the directory of the file holding this code (the executable,
+// or libstrata_client.so for a program linked against it): D/../plugins,
+// D/../lib/strata/plugins, D/strata/plugins; then the same first two
+// relative to the running executable; then the installed plugin directory
+// (<prefix>/<libdir>/strata/plugins).
 std::vector<std::string> default_plugin_path();
 
 }  // namespace strata::host

@@ -86,6 +86,10 @@ struct Monitor::State {
   uint64_t auth_version = 0;                // GUARDED_BY(mu)
   std::set<int32_t> admin_out;              // GUARDED_BY(mu)
   PgStatsTable stats;                       // GUARDED_BY(mu)
+  // Entities whose key a commit removed or changed, with why: the next
+  // flush closes their sessions, after its sends (so that the reply to the
+  // command that did it still goes out).
+  std::vector<std::pair<std::string, std::string>> revoked;  // GUARDED_BY(mu)
   struct Sub {
     msg::ConnectionRef conn;
     bool want_auth = false;
@@ -116,12 +120,18 @@ struct Monitor::State {
   // Releases `lk` and runs the outbox, in the order the lock was taken.
   void flush(std::unique_lock<std::mutex> &lk, Outbox &out) {
     std::unique_lock sl(send_mu);
+    std::vector<std::pair<std::string, std::string>> revoke;
+    revoke.swap(revoked);
     lk.unlock();
     for (Out &o : out) {
       if (!o.close_reason.empty())
         o.conn->close(o.close_reason);
       else
         o.conn->send(std::move(o.m));
+    }
+    for (const auto &[entity, why] : revoke) {
+      size_t n = messenger ? messenger->close_entity(entity, why) : 0;
+      log.info(kLog, why + ": closed " + std::to_string(n) + " session(s)");
     }
     out.clear();
   }
@@ -223,7 +233,11 @@ struct Monitor::State {
     }
     if (!auth_changes.empty()) {
       ++auth_version;
+      std::vector<std::pair<std::string, bool>> changed;  // entity, removed (else changed)
       for (const auto &[entity, secret] : auth_changes) {
+        auto old = auth.find(entity);
+        if (old != auth.end() && (!secret || *secret != old->second))
+          changed.emplace_back(entity, !secret);
         if (secret)
           auth[entity] = *secret;
         else
@@ -232,6 +246,11 @@ struct Monitor::State {
       msg::Message m = auth_update();
       for (auto &[c, sub] : subs)
         if (sub.want_auth) out.push_back({sub.conn, m, {}});
+      // A removed or changed key ends the entity's sessions here; the
+      // daemons do the same when they apply this auth version.
+      for (const auto &[entity, removed] : changed)
+        revoked.emplace_back(entity, entity + (removed ? "'s key was removed" : "'s key changed") +
+                                         " in auth version " + std::to_string(auth_version));
     }
     if (new_view) {
       std::shared_ptr<const MapView> old = view;

@@ -31,6 +31,7 @@
 #include "msg/frame.h"
 #include "msg/handshake.h"
 #include "msg/message_types.h"
+#include "msg/peer_log_limiter.h"
 
 namespace strata::msg {
 
@@ -86,7 +87,7 @@ struct Core {
   Core(std::string self_, std::string secret_, SecretLookup lookup_, Logger &log_,
        MessengerOptions opts_)
       : self(std::move(self_)), secret(std::move(secret_)), lookup(std::move(lookup_)), log(log_),
-        opts(opts_), limits(limits_of(opts_)) {
+        opts(opts_), limits(limits_of(opts_)), unauthenticated_log(opts_.unauthenticated_log_interval) {
     if (opts.io_threads < 1) opts.io_threads = 1;
   }
 
@@ -96,6 +97,7 @@ struct Core {
   Logger &log;
   MessengerOptions opts;
   const FrameLimits limits;
+  PeerLogLimiter unauthenticated_log;
   Handlers handlers;
 
   IoContext io;
@@ -109,6 +111,10 @@ struct Core {
   bool started = false;
   std::atomic<bool> stopping{false};
   std::atomic<bool> finished{false};  // I/O threads joined: nothing runs any more
+  // Bumped by close_entity before it looks for connections to close; an
+  // incoming handshake that saw another value when it started may have
+  // checked a key that is gone, and is closed as it opens.
+  std::atomic<uint64_t> revocations{0};
 
   bool on_io_thread() const {
     auto me = std::this_thread::get_id();
@@ -181,11 +187,21 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
   }
   bool is_open() const override { return open_.load(std::memory_order_acquire); }
 
+  // For close_entity: closes this connection if it is open and its peer is
+  // `entity`. peer_entity_ is only read once open_ is seen true (it is
+  // written before become_open publishes it).
+  bool close_if_peer(const std::string &entity, const std::string &reason) {
+    if (!open_.load() || peer_entity_ != entity) return false;
+    close(reason);
+    return true;
+  }
+
   // --- Messenger side ---------------------------------------------------------
   // An accepted connection: challenge the peer.
   void start_incoming() {
     asio::dispatch(strand_, [self = shared_from_this()] {
       self->init_socket();
+      self->revocations_at_start_ = self->core_->revocations.load();
       self->server_hs_ = std::make_unique<ServerHandshake>(self->core_->self, &self->core_->lookup);
       self->arm_handshake_timer(self->core_->opts.handshake_timeout);
       self->enqueue(self->server_hs_->challenge());
@@ -414,6 +430,9 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
       do_close("handshake frame type " + std::to_string(m.type) + " after authentication", true);
       return false;
     }
+    // close() was called (e.g. the peer's key was revoked): nothing more
+    // from this connection reaches the handler, even frames already read.
+    if (!is_open()) return false;
     if (core_->handlers.on_message) {
       auto self = shared_from_this();
       if (!guarded("on_message", [&] { core_->handlers.on_message(self, std::move(m)); })) return false;
@@ -436,6 +455,13 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
       decoder_.set_limits(core_->limits);
       enqueue(std::move(o.reply));
       become_open();
+      // Published open first, then checked (both sequentially consistent):
+      // either close_entity's scan sees this connection open, or this sees
+      // its revocation.
+      if (core_->revocations.load() != revocations_at_start_) {
+        do_close("keys changed while " + peer_entity_ + " authenticated; it must reconnect", true);
+        return false;
+      }
       core_->debug("accepted " + describe());
       if (core_->handlers.on_accept) {
         auto self = shared_from_this();
@@ -474,7 +500,7 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     // every round and resize keeps the bytes, so growing here is safe.
     rbuf_.resize(kReadBuffer);
     timer_.cancel();
-    open_.store(true, std::memory_order_release);
+    open_.store(true);  // seq_cst: see the revocation check in handshake_frame
   }
 
   // Sends the AuthError and closes once it is written; reads nothing more.
@@ -510,10 +536,18 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     // caller of connect(), who knows whether it matters (a client retrying
     // a down OSD every few hundred ms should not fill stderr).
     const bool caller_told = !incoming_ && was != State::kOpen;
-    if (error && !caller_told)
+    if (error && !caller_told && incoming_ && was == State::kHandshake) {
+      // Anyone can cause this line: limited per peer address.
+      PeerLogLimiter::Decision d = core_->unauthenticated_log.admit(peer_address_);
+      if (d.log)
+        core_->warn(msg + core_->unauthenticated_log.suffix(d));
+      else
+        core_->debug(msg);
+    } else if (error && !caller_told) {
       core_->warn(msg);
-    else
+    } else {
       core_->info(msg);
+    }
     if (!incoming_ && !connect_reported_) {
       connect_reported_ = true;
       connected_.set_value(Status::Error(code ? code : ECONNABORTED, reason));
@@ -558,6 +592,7 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
   bool reading_stopped_ = false;
   bool got_challenge_ = false;
   bool connect_reported_ = false;
+  uint64_t revocations_at_start_ = 0;
   std::unique_ptr<ServerHandshake> server_hs_;
   std::unique_ptr<ClientHandshake> client_hs_;
   std::promise<Status> connected_;
@@ -608,6 +643,19 @@ Messenger::Messenger(std::string self, std::string self_secret, SecretLookup loo
 Messenger::~Messenger() { stop(); }
 
 const std::string &Messenger::self() const { return impl_->core->self; }
+
+std::size_t Messenger::close_entity(const std::string &entity, const std::string &reason) {
+  auto &core = impl_->core;
+  core->revocations.fetch_add(1);
+  std::vector<std::shared_ptr<Conn>> conns;
+  {
+    std::lock_guard lk(core->mu);
+    for (auto &[p, c] : core->conns) conns.push_back(c);
+  }
+  std::size_t closed = 0;
+  for (auto &c : conns) closed += c->close_if_peer(entity, reason);
+  return closed;
+}
 
 void Messenger::set_handlers(Handlers h) { impl_->core->handlers = std::move(h); }
 

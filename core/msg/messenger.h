@@ -52,6 +52,10 @@ struct MessengerOptions {
   std::size_t max_segments = 1024;
   int io_threads = 1;
   std::chrono::milliseconds handshake_timeout{5000};
+  // Connections that fail before authenticating (junk, scanners, wrong
+  // keys) log at most one WARN line per peer address per interval, with
+  // the count of those suppressed (peer_log_limiter.h).
+  std::chrono::milliseconds unauthenticated_log_interval{10000};
 };
 
 // Secrets the accepting side uses to check who connects: returns the
@@ -91,6 +95,14 @@ class Messenger {
                                 std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
   const std::string &self() const;
+
+  // Closes every open connection whose authenticated peer is `entity` (its
+  // key was removed or changed) and returns how many. Call it after the
+  // secret lookup stops returning the old key: once this returns, no
+  // message of those connections is delivered any more, and a connection
+  // whose handshake overlapped the call is closed as it opens (the peer
+  // must authenticate again, against the new keys).
+  std::size_t close_entity(const std::string &entity, const std::string &reason);
 
  private:
   struct Impl;

@@ -189,9 +189,27 @@ void OsdDaemon::handle_auth_update(const msg::Message &m) {
     log_.warn("osd", st.ToString());
     return;
   }
-  std::lock_guard lk(auth_mu_);
-  auth_keys_ = std::move(keys);
-  auth_version_ = version;
+  // Entities whose key this version removes or changes: once the table no
+  // longer holds the old key, their open sessions are closed, so that no op
+  // of theirs is served past this version (a queued one is dropped when its
+  // turn comes, see Pg::do_op; the peer must authenticate again).
+  std::vector<std::pair<std::string, bool>> revoked;  // entity, removed (else changed)
+  {
+    std::lock_guard lk(auth_mu_);
+    for (const auto &[entity, secret] : auth_keys_) {
+      auto now = keys.find(entity);
+      if (now == keys.end() || now->second != secret)
+        revoked.emplace_back(entity, now == keys.end());
+    }
+    auth_keys_ = std::move(keys);
+    auth_version_ = version;
+  }
+  for (const auto &[entity, removed] : revoked) {
+    std::string why = entity + (removed ? "'s key was removed" : "'s key changed") +
+                      " in auth version " + std::to_string(version);
+    size_t n = messenger_ ? messenger_->close_entity(entity, why) : 0;
+    log_.info("osd", why + ": closed " + std::to_string(n) + " session(s)");
+  }
 }
 
 void OsdDaemon::handle_map_update(const msg::Message &m) {

@@ -76,8 +76,17 @@ void Pg::do_op(const ClientOpRef &op, bool from_slot) {
     start_object_recovery(op->oid, true);
     return;
   }
-  if (write) do_write(op);
-  else do_read(op);
+  if (op->conn && !op->conn->is_open()) {
+    // Its connection closed while it waited (the client's key was revoked,
+    // or the link broke): serve nothing to it. A live client resends on its
+    // next connection and is answered from the log if this was applied.
+    host_.log().debug("osd", name_ + ": op " + op->reqid.client + ":" + std::to_string(op->tid) +
+                                 " dropped: its connection closed");
+  } else if (write) {
+    do_write(op);
+  } else {
+    do_read(op);
+  }
   release_slot_if_idle(op->oid);
 }
 

@@ -117,6 +117,10 @@ Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef
   Status st = msg::read_message<wire::OpRequest>(m, "OpRequest", [&](wire::OpRequest::Reader r) {
     op->tid = r.getTid();
     op->reqid = ReqId{r.getClient(), r.getTid()};
+    // A caller-chosen request id names the write across client instances;
+    // the prefix keeps it apart from instance names ("client.NAME.<hex>").
+    if (r.hasRequestId() && r.getRequestId().size() > 0)
+      op->reqid = ReqId{"request:" + std::string(r.getRequestId().cStr()), 0};
     op->pgid = PgId{r.getPool(), r.getSeed()};
     op->oid = r.getOid();
     op->map_epoch = r.getMapEpoch();

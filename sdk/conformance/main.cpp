@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "isolated_run.h"
 #include "kit_state.h"
 
 namespace sc = strata::conformance;
@@ -110,7 +111,30 @@ int main(int argc, char **argv) {
   state.services.log = log_to_kit;
   sc::install(&state);
 
-  int failed = session.run();
+  // Listing runs no plugin code; everything else runs case by case in
+  // children, so that a plugin that crashes fails one case, not the kit.
+  int failed = 0;
+  std::vector<std::string> names;
+  if (!is_listing(data)) {
+    Catch::Config &config = session.config();
+    for (const Catch::TestCase &tc :
+         Catch::filterTests(Catch::getAllTestCasesSorted(config), config.testSpec(), config))
+      names.push_back(tc.name);
+  }
+  if (names.empty()) {
+    failed = session.run();  // listing, or nothing matched (Catch2 says so)
+  } else {
+    Catch::ConfigData base = session.configData();
+    failed = sc::run_each_case_in_child(
+        names,
+        [&](const std::string &name) {
+          Catch::ConfigData one = base;
+          one.testsOrTags = {sc::exact_test_spec(name)};
+          session.useConfigData(one);
+          return session.run();
+        },
+        base.abortAfter);
+  }
 
   sc::install(nullptr);
   if (state.remove_scratch_at_exit) {

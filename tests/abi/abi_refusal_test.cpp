@@ -58,18 +58,59 @@ TEST_CASE("the same journal plugin loads where a journal is expected", "[abi]") 
   CHECK(r->name() == "abi_kind");
 }
 
-TEST_CASE("a file that is not a shared object is refused as unloadable", "[abi]") {
-  std::string path = file("backend_not_elf");
+// What dlopen said, after "cannot be loaded: ".
+std::string load_failure(const std::string &path) {
   std::string prefix = "plugin " + path + ": cannot be loaded: ";
   std::string msg = refusal(path);
-  REQUIRE(msg.size() > prefix.size());
-  CHECK(msg.compare(0, prefix.size(), prefix) == 0);
+  REQUIRE(msg.compare(0, prefix.size(), prefix) == 0);
+  return msg.substr(prefix.size());
 }
 
-TEST_CASE("a missing file is refused as unloadable", "[abi]") {
-  std::string path = file("backend_that_was_never_built");
-  std::string prefix = "plugin " + path + ": cannot be loaded: ";
-  CHECK(refusal(path).compare(0, prefix.size(), prefix) == 0);
+TEST_CASE("a file that is not a shared object is refused with the loader's reason", "[abi]") {
+  std::string why = load_failure(file("backend_not_elf"));
+  INFO(why);
+  CHECK((why.find("invalid ELF header") != std::string::npos ||
+         why.find("file too short") != std::string::npos));
+  CHECK(why.find("Bad file descriptor") == std::string::npos);
+}
+
+TEST_CASE("a missing file is refused saying there is no such file", "[abi]") {
+  std::string why = load_failure(file("backend_that_was_never_built"));
+  INFO(why);
+  CHECK(why.find("No such file or directory") != std::string::npos);
+  CHECK(why.find("Bad file descriptor") == std::string::npos);
+}
+
+TEST_CASE("a plugin whose dependency cannot be found is refused naming the dependency", "[abi]") {
+  std::string why = load_failure(file("backend_missing_dependency"));
+  INFO(why);
+  CHECK(why.find("libstrata_abi_missing_dependency.so") != std::string::npos);
+  CHECK(why.find("No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("a backend with the right vtable size but NULL functions is refused naming the first",
+          "[abi]") {
+  std::string path = file("backend_all_null");
+  CHECK(refusal(path) == "plugin " + path +
+                             ": backend vtable has no mkfs function (a required slot is NULL)");
+}
+
+TEST_CASE("a backend with one NULL function among stubs is refused naming that slot", "[abi]") {
+  std::string path = file("backend_null_read");
+  CHECK(refusal(path) == "plugin " + path +
+                             ": backend vtable has no read function (a required slot is NULL)");
+}
+
+TEST_CASE("a journal with a NULL flush is refused naming the slot", "[abi]") {
+  std::string path = file("journal_null_flush");
+  CHECK(refusal(path) == "plugin " + path +
+                             ": journal vtable has no flush function (a required slot is NULL)");
+}
+
+TEST_CASE("a backend without the optional staged-write functions loads", "[abi]") {
+  strata::Result<Plugin> r = load_plugin(file("backend_crashes_in_usage"), STRATA_KIND_OBJECTSTORE);
+  REQUIRE(r.ok());
+  CHECK(r->ops<strata_objectstore_ops>()->mkfs != nullptr);
 }
 
 TEST_CASE("a plugin built for a newer ABI minor is refused, asking to upgrade the host", "[abi]") {
@@ -147,7 +188,7 @@ TEST_CASE("a registry scan keeps the good plugins and lists each refused file wi
   std::vector<std::string> loaded;
   for (const Plugin &p : registry.plugins()) loaded.push_back(p.name());
   std::sort(loaded.begin(), loaded.end());
-  CHECK(loaded == std::vector<std::string>{"abi_kind", "leaky", "legacy10"});
+  CHECK(loaded == std::vector<std::string>{"abi_kind", "crashes_in_usage", "legacy10"});
   std::vector<std::string> refused;
   for (const auto &r : registry.refused()) {
     CHECK(r.reason.find(r.path) != std::string::npos);
@@ -155,9 +196,12 @@ TEST_CASE("a registry scan keeps the good plugins and lists each refused file wi
   }
   std::sort(refused.begin(), refused.end());
   CHECK(refused == std::vector<std::string>{
+                       "libstrata_backend_all_null.so", "libstrata_backend_leaky.so",
+                       "libstrata_backend_missing_dependency.so",
                        "libstrata_backend_newer_minor.so", "libstrata_backend_no_entry.so",
-                       "libstrata_backend_not_elf.so", "libstrata_backend_tiny_vtable.so",
-                       "libstrata_backend_wrong_major.so"});
+                       "libstrata_backend_not_elf.so", "libstrata_backend_null_read.so",
+                       "libstrata_backend_tiny_vtable.so", "libstrata_backend_wrong_major.so",
+                       "libstrata_journal_null_flush.so"});
 }
 
 }  // namespace

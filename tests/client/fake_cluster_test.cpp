@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "api_cases.h"
@@ -275,6 +277,85 @@ TEST_CASE("fake cluster: a client with the wrong key is refused") {
   INFO(strata_last_error());
   CHECK(rc == -EACCES);
   strata_cluster_shutdown(c);
+}
+
+TEST_CASE("fake cluster: an OSD refusing the client's key fails in-flight and new ops with EACCES "
+          "at once, with no op timeout set") {
+  FakeCluster fc(1);
+  strata_cluster_t admin = fc.connect();
+  make_pool(admin, "p", 1);
+  strata_cluster_shutdown(admin);
+  strata_cluster_t c = fc.connect({}, "client.other");  // client_op_timeout_ms stays 0
+  strata_ioctx_t io = open_io(c, "p");
+  fc.osd(0).set_fault([](const ReceivedOp &) { return Fault::kDrop; });
+  strata_completion_t comp = nullptr;
+  REQUIRE(strata_completion_create(nullptr, nullptr, &comp) == 0);
+  REQUIRE(strata_aio_write_full(io, "held", comp, "payload", 7) == 0);
+  std::string me = instance_of(c);
+  REQUIRE(wait_until([&] { return !ops_for(fc.osd(0), me, "held").empty(); }));
+
+  // The OSD drops the key and closes the session: the client reconnects,
+  // is refused, and the op in flight ends with EACCES (before: retried for
+  // ever, the op never completed).
+  fc.osd(0).revoke("client.other");
+  REQUIRE(wait_until([&] { return strata_completion_is_complete(comp) != 0; }, 5000));
+  CHECK(strata_completion_get_return_value(comp) == -EACCES);
+  strata_completion_release(comp);
+
+  // A new op is refused just as fast, without waiting for any timeout.
+  fc.osd(0).set_fault([](const ReceivedOp &) { return Fault::kNone; });
+  auto start = std::chrono::steady_clock::now();
+  CHECK(strata_write_full(io, "after", "x", 1) == -EACCES);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  CHECK(ops_for(fc.osd(0), me, "after").empty());
+  strata_ioctx_destroy(io);
+  strata_cluster_shutdown(c);
+}
+
+// Runs `command` through the shell; its stdout.
+std::string run_command(const std::string &command) {
+  std::string out;
+  std::FILE *p = ::popen(command.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+TEST_CASE("fake cluster: a program outside bin/ linked against libstrata_client.so finds the "
+          "plugins beside the library") {
+  FakeCluster fc(1);
+  // No STRATA_PLUGIN_PATH: only the library's own location can lead to
+  // the placement plugin (before: ETIMEDOUT after waiting out the timeout).
+  std::string out = run_command("env -u STRATA_PLUGIN_PATH " STRATA_TEST_OUTSIDE_PROGRAM " " +
+                                fc.mon_addr() + " " + fc.keyring_path() + " 10000");
+  CHECK(out == "rc 0 connected\n");
+}
+
+TEST_CASE("fake cluster: libstrata_client.so without plugins beside it fails at once with ENOENT "
+          "naming the directories searched") {
+  FakeCluster fc(1);
+  char tmpl[] = "/tmp/strata-lonely-lib-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  std::string dir = tmpl;
+  std::string lib = dir + "/lib";
+  std::filesystem::create_directories(lib);
+  std::filesystem::copy_file(STRATA_TEST_CLIENT_LIBRARY, lib + "/" STRATA_TEST_CLIENT_SONAME);
+  auto start = std::chrono::steady_clock::now();
+  std::string out = run_command("env -u STRATA_PLUGIN_PATH LD_LIBRARY_PATH=" + lib +
+                                " " STRATA_TEST_OUTSIDE_PROGRAM " " + fc.mon_addr() + " " +
+                                fc.keyring_path() + " 20000");
+  auto took = std::chrono::steady_clock::now() - start;
+  std::filesystem::remove_all(dir);
+  INFO(out);
+  CHECK(out.rfind("rc " + std::to_string(-ENOENT) + " ", 0) == 0);
+  CHECK(out.find("libstrata_placement_crush.so") != std::string::npos);
+  CHECK(out.find(dir + "/plugins") != std::string::npos);       // beside the library
+  CHECK(out.find(dir + "/lib/strata/plugins") != std::string::npos);
+  // Not the 20 s connect timeout: the answer comes with the first map.
+  CHECK(took < std::chrono::seconds(10));
 }
 
 TEST_CASE("fake cluster: two clients see each other's writes and have distinct instance ids") {

@@ -65,12 +65,13 @@ FakeOsd::~FakeOsd() { stop(); }
 
 Status FakeOsd::start() {
   std::string entity = "osd." + std::to_string(id_);
-  auto keys = keys_;
+  accepted_ = std::make_shared<std::map<std::string, std::string>>(keys_);
   messenger_ = std::make_unique<msg::Messenger>(
       entity, keys_.at(entity),
-      [keys](const std::string &e) -> std::optional<std::string> {
-        auto it = keys.find(e);
-        if (it == keys.end()) return std::nullopt;
+      [keys = accepted_, mu = accepted_mu_](const std::string &e) -> std::optional<std::string> {
+        std::lock_guard lk(*mu);
+        auto it = keys->find(e);
+        if (it == keys->end()) return std::nullopt;
         return it->second;
       },
       log_);
@@ -444,6 +445,14 @@ void FakeOsd::handle_pg_command(const msg::ConnectionRef &c, const msg::Message 
     return Status::OK();
   });
   if (st.ok()) c->send(msg::make_message(msg::kMsgPgCommandReply, b));
+}
+
+void FakeOsd::revoke(const std::string &entity) {
+  {
+    std::lock_guard lk(*accepted_mu_);
+    accepted_->erase(entity);
+  }
+  messenger_->close_entity(entity, entity + "'s key was removed");
 }
 
 }  // namespace clienttest

@@ -61,6 +61,9 @@ class FakeOsd {
   int applied(const std::string &client, uint64_t tid) const;
   // Replies sent with replayed = true.
   int replays() const;
+  // As a real OSD applying an auth version that removes `entity`'s key:
+  // refuses it from now on and closes its open connections.
+  void revoke(const std::string &entity);
 
  private:
   struct Object;
@@ -74,6 +77,9 @@ class FakeOsd {
   const std::string host_;
   const std::string mon_addr_;
   const std::map<std::string, std::string> keys_;
+  // What the messenger's lookup accepts: keys_ minus revoked entities.
+  std::shared_ptr<std::mutex> accepted_mu_ = std::make_shared<std::mutex>();
+  std::shared_ptr<std::map<std::string, std::string>> accepted_;
   strata::Logger &log_;
   std::string addr_;
   std::unique_ptr<strata::msg::Messenger> messenger_;

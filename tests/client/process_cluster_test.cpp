@@ -297,3 +297,43 @@ TEST_CASE("real cluster: a write to a frozen, then killed, primary is resent to 
   strata_ioctx_destroy(io);
   strata_cluster_shutdown(c);
 }
+
+TEST_CASE("real cluster: a write retried with its request id from another client instance is "
+          "applied once and answered with the first attempt's version") {
+  ProcessCluster pc(1);
+  REQUIRE_CLUSTER(pc);
+  strata_cluster *first = pc.connect();
+  strata_cluster *second = pc.connect();  // as a restarted program would be
+  make_pool(first, "reqid", 1, 1);
+  strata_ioctx_t io1 = nullptr, io2 = nullptr;
+  REQUIRE(strata_ioctx_create(first, "reqid", &io1) == 0);
+  REQUIRE(strata_ioctx_create(second, "reqid", &io2) == 0);
+
+  // Appends are not idempotent: an attempt applied twice shows as a longer object.
+  strata_write_op_t op = strata_write_op_new();
+  strata_write_op_append(op, "x", 1);
+  REQUIRE(strata_write_op_set_request_id(op, "job-7/log/1") == 0);
+  uint64_t v1 = 0, v2 = 0;
+  REQUIRE(strata_write_op_operate(op, io1, "log", &v1) == 0);
+  REQUIRE(strata_write_op_operate(op, io2, "log", &v2) == 0);
+  CHECK(v2 == v1);
+  strata_write_op_release(op);
+
+  // Another id is another write.
+  strata_write_op_t next = strata_write_op_new();
+  strata_write_op_append(next, "y", 1);
+  REQUIRE(strata_write_op_set_request_id(next, "job-7/log/2") == 0);
+  uint64_t v3 = 0;
+  REQUIRE(strata_write_op_operate(next, io2, "log", &v3) == 0);
+  CHECK(v3 > v1);
+  strata_write_op_release(next);
+
+  char buf[16] = {};
+  CHECK(strata_read(io1, "log", buf, sizeof buf, 0) == 2);
+  CHECK(std::string(buf, 2) == "xy");
+  CHECK(strata_write_op_set_request_id(nullptr, "x") == -EINVAL);
+  strata_ioctx_destroy(io1);
+  strata_ioctx_destroy(io2);
+  strata_cluster_shutdown(first);
+  strata_cluster_shutdown(second);
+}

@@ -12,7 +12,13 @@
 //   cluster_writer append --conf F --pool P --object O --count N
 //       Appends N one-line records to O (appends are not idempotent: an op
 //       applied twice shows as a longer object), then checks the length.
+//   cluster_writer probe --conf F --pool P --object O --name client.X --keyring K --go FILE
+//       Connects as client.X, writes "before" to O and prints "ready"; then
+//       waits for FILE to exist and, on the same session, writes "after"
+//       to O and prints "rc N" (the write's return). For the test that a
+//       revoked key cuts off a client that is already connected.
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -30,7 +36,7 @@ volatile sig_atomic_t g_stop = 0;  // set by the signal handler only
 void on_signal(int) { g_stop = 1; }
 
 struct Args {
-  std::string mode, conf, pool, log, prefix = "obj", object;
+  std::string mode, conf, pool, log, prefix = "obj", object, name, keyring, go;
   double seconds = 10;
   size_t size = 4096;
   long count = 100;
@@ -66,6 +72,9 @@ bool parse(int argc, char **argv, Args &a) {
     else if (k == "--seconds") a.seconds = std::atof(v.c_str());
     else if (k == "--size") a.size = std::strtoul(v.c_str(), nullptr, 10);
     else if (k == "--count") a.count = std::atol(v.c_str());
+    else if (k == "--name") a.name = v;
+    else if (k == "--keyring") a.keyring = v;
+    else if (k == "--go") a.go = v;
     else return false;
   }
   return !a.conf.empty() && !a.pool.empty();
@@ -133,14 +142,27 @@ int run_append(strata_ioctx_t io, const Args &a) {
   return st.size == want ? 0 : 1;
 }
 
+int run_probe(strata_ioctx_t io, const Args &a) {
+  int rc = strata_write_full(io, a.object.c_str(), "before", 6);
+  if (rc < 0) return die(("write_full " + a.object).c_str(), rc);
+  std::printf("ready\n");
+  std::fflush(stdout);
+  while (!g_stop && ::access(a.go.c_str(), F_OK) != 0) ::usleep(20 * 1000);
+  rc = strata_write_full(io, a.object.c_str(), "after", 5);
+  std::printf("rc %d %s\n", rc, rc < 0 ? strata_last_error() : "");
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   Args a;
   if (!parse(argc, argv, a)) {
     std::fprintf(stderr,
-                 "usage: cluster_writer write|verify|append --conf F --pool P [--log FILE] "
-                 "[--prefix X] [--seconds S] [--size N] [--object O --count N]\n");
+                 "usage: cluster_writer write|verify|append|probe --conf F --pool P [--log FILE] "
+                 "[--prefix X] [--seconds S] [--size N] [--object O --count N] "
+                 "[--name client.X --keyring K --go FILE]\n");
     return 2;
   }
   signal(SIGTERM, on_signal);
@@ -148,6 +170,13 @@ int main(int argc, char **argv) {
   strata_cluster_args args{};
   args.struct_size = sizeof args;
   args.conf_path = a.conf.c_str();
+  if (!a.name.empty()) args.entity = a.name.c_str();
+  std::string keyring = "keyring=" + a.keyring;
+  const char *overrides[] = {keyring.c_str()};
+  if (!a.keyring.empty()) {
+    args.overrides = overrides;
+    args.n_overrides = 1;
+  }
   strata_cluster_t c = nullptr;
   int rc = strata_cluster_create(&args, &c);
   if (rc < 0) return die("cluster_create", rc);
@@ -157,6 +186,7 @@ int main(int argc, char **argv) {
   int ret = a.mode == "write"    ? run_write(io, a)
             : a.mode == "verify" ? run_verify(io, a)
             : a.mode == "append" ? run_append(io, a)
+            : a.mode == "probe"  ? run_probe(io, a)
                                  : 2;
   strata_ioctx_destroy(io);
   strata_cluster_shutdown(c);

@@ -60,6 +60,21 @@ case "$case_name" in
     run "[backend]" --list-test-names-only
     [ "$(wc -l <"$out")" -ge 50 ] || fail "expected the backend suite's test names"
     ;;
+  crashing-case)
+    # $plugin is a backend whose usage() dies with SIGSEGV: the two health
+    # cases that call it crash, each alone; the fsck cases around them still
+    # run, and the summary is printed.
+    run --kind backend --plugin "$plugin" "[health]"
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2 (two crashed cases)"
+    grep -qxF "strata-conformance: test case 'usage reports a total no smaller than what is used' crashed: Segmentation fault (signal 11)" "$out" ||
+      fail "the crash of the usage case is not reported"
+    grep -qF "CRASHED  usage counts objects exactly, unless it says it cannot: Segmentation fault" "$out" ||
+      fail "the summary does not list the second crashed case"
+    grep -qE "^strata-conformance summary: 4 of 4 test cases run: [0-9]+ passed, [0-9]+ failed, 2 crashed$" "$out" ||
+      fail "no summary line, or not every case ran"
+    grep -qF "fsck finds no problems in a fresh store" "$out" && ! grep -qF "CRASHED  fsck" "$out" ||
+      fail "the fsck cases should have run without crashing"
+    ;;
   missing-plugin-argument)
     run --kind backend
     expect_rc 2

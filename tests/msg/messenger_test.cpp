@@ -560,3 +560,56 @@ TEST_CASE("a handler that throws closes only its connection") {
   REQUIRE(wait_for([&] { return good.n_got() == 1; }));
   server.stop();
 }
+
+TEST_CASE("a thousand junk connections write one warning line, not a thousand") {
+  std::FILE *logfile = std::tmpfile();
+  REQUIRE(logfile != nullptr);
+  strata::Logger log(STRATA_LOG_INFO, logfile);
+  MessengerOptions opts;
+  opts.unauthenticated_log_interval = std::chrono::hours(1);
+  Messenger server("mon.a", std::string(32, 's'), msgtest::lookup_from({}), log, opts);
+  server.set_handlers(Handlers{});
+  auto addr = server.listen("127.0.0.1", 0);
+  REQUIRE(addr.ok());
+  server.start();
+  for (int i = 0; i < 1000; ++i) {
+    int fd = msgtest::raw_connect(*addr);
+    REQUIRE(fd >= 0);
+    msgtest::write_all(fd, std::string(64, 'J'));
+    msgtest::wait_closed(fd);
+    ::close(fd);
+  }
+  server.stop();
+  std::fflush(logfile);
+  long size = std::ftell(logfile);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  std::rewind(logfile);
+  REQUIRE(std::fread(text.data(), 1, text.size(), logfile) == text.size());
+  std::fclose(logfile);
+  INFO(text.substr(0, 2000));
+  std::size_t warn_lines = 0, pos = 0;
+  while ((pos = text.find("closed: bad frame", pos)) != std::string::npos) ++warn_lines, ++pos;
+  CHECK(warn_lines == 1);
+  CHECK(text.size() < 2048);
+}
+
+TEST_CASE("close_entity closes only that entity's connections and nothing more of theirs is "
+          "delivered") {
+  EchoServer server({{"client.a", kClientKey}, {"client.b", kOtherKey}});
+  Client a("client.a", kClientKey), b("client.b", kOtherKey);
+  auto ca = a.m.connect(server.addr, 3s);
+  auto cb = b.m.connect(server.addr, 3s);
+  REQUIRE(ca.ok());
+  REQUIRE(cb.ok());
+  REQUIRE(wait_for([&] { return server.n_accepted() == 2; }));
+
+  CHECK(server.m.close_entity("client.a", "client.a's key was removed") == 1);
+  int delivered = server.messages;
+  ca.value()->send(heartbeat(1));  // may still reach the socket; must not reach the handler
+  REQUIRE(wait_for([&] { return a.n_closed() == 1; }));
+  CHECK(server.messages == delivered);
+
+  REQUIRE(cb.value()->send(heartbeat(2)));
+  REQUIRE(wait_for([&] { return b.n_got() == 1; }));
+  CHECK(server.m.close_entity("client.nobody", "no such key") == 0);
+}

@@ -222,6 +222,10 @@ struct OpRequest {
   mapEpoch @5 :UInt64;        # the client's map epoch
   ops @6 :List(OsdOp);
   isWrite @7 :Bool;
+  # The caller's request id (strata_write_op_set_request_id), or empty. When
+  # set, the OSDs deduplicate the write by it instead of by (client, tid),
+  # so a retry from another client instance is applied at most once too.
+  requestId @8 :Text;
 }
 
 struct OpResult {

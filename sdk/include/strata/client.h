@@ -19,6 +19,22 @@
  * request id, which the OSDs deduplicate, so an operation is never applied
  * twice.
  *
+ * A write that fails with -ETIMEDOUT (client_op_timeout_ms) or -ESHUTDOWN
+ * (the handle was shut down while it was in flight) has an UNKNOWN outcome:
+ * it may not have been applied, or it may have been applied already, or an
+ * OSD may still hold it queued (e.g. its placement group waiting for enough
+ * replicas) and apply it later -- after the call returned, even after the
+ * program exited (seen: up to 90 s later). Re-reading the object does not
+ * settle it, since the write may land after the read. To learn the outcome,
+ * give the write a request id (strata_write_op_set_request_id) and, after
+ * such an error, operate the same op with the same id again, from this or
+ * any other handle or process, until it returns something other than
+ * -ETIMEDOUT/-ESHUTDOWN: that result is the write's one outcome. The OSDs
+ * apply a given request id at most once per object: if the first attempt
+ * was applied (before or after the retry) the retry is answered with its
+ * result and version instead of being applied again, and a first attempt
+ * that arrives after the retry was applied is discarded the same way.
+ *
  * Conventions, for every call below:
  *   - Results are int (or int64_t where a length is returned): >= 0 on
  *     success, a negative errno on failure. Common errors: -EINVAL (bad
@@ -52,6 +68,7 @@
  * Version history (STRATA_CLIENT_VERSION_*); only ever appended to:
  *   1.0  clusters, pools, ioctx, object I/O, xattrs, omap, listing, write and
  *        read ops with guards, asynchronous calls, mon and PG commands.
+ *   1.1  strata_write_op_set_request_id (learning a timed-out write's outcome).
  */
 #ifndef STRATA_CLIENT_H
 #define STRATA_CLIENT_H
@@ -64,7 +81,7 @@ extern "C" {
 #endif
 
 #define STRATA_CLIENT_VERSION_MAJOR 1
-#define STRATA_CLIENT_VERSION_MINOR 0
+#define STRATA_CLIENT_VERSION_MINOR 1
 
 #if defined(__GNUC__)
 #define STRATA_CLIENT_API __attribute__((visibility("default")))
@@ -423,6 +440,17 @@ STRATA_CLIENT_API void strata_write_op_omap_set_header(strata_write_op_t op, con
                                                        size_t len);
 /* Number of steps added so far (guards included). */
 STRATA_CLIENT_API size_t strata_write_op_size(strata_write_op_t op);
+/* (1.1) Names the op's write with the caller's request id: 1..128 bytes of
+ * text, unique per intended write (e.g. "backup-7/chunk-42/attempt-group-1"),
+ * the same on every retry of that write. The OSDs apply a write with a
+ * given id at most once per object, whichever client instance sends it and
+ * in whatever order attempts arrive; an attempt after the first is answered
+ * with the first one's result and version (see the top of this file for
+ * learning the outcome of a timed-out write). The deduplication lasts as
+ * long as the object's placement group keeps the write in its log (its
+ * newest osd_pg_log_entries writes, 3,000 by default), so retry promptly.
+ * 0, or -EINVAL for a NULL op or an id that is empty or too long. */
+STRATA_CLIENT_API int strata_write_op_set_request_id(strata_write_op_t op, const char *id);
 
 /* Runs the op on object oid. 0 or the failing step's errno. On success and
  * when version is not NULL, *version is the object's version after the op.

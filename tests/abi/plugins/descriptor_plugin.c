@@ -3,12 +3,11 @@
  * different definitions to make the broken plugin files the host must refuse
  * (tests/abi/CMakeLists.txt lists them):
  *   PLUGIN_ABI_MAJOR / PLUGIN_ABI_MINOR  the ABI version it claims
- *   PLUGIN_KIND                          STRATA_KIND_OBJECTSTORE or _JOURNAL
+ *   PLUGIN_JOURNAL                       defined: a journal vtable; else a backend's
  *   PLUGIN_NAME                          its name
  *   PLUGIN_ENTRY                         the name of its exported entry function
  *   PLUGIN_OPS_SIZE                      the struct_size its vtable claims
- * Its vtable's functions are all null: the host must refuse it, or (for the
- * well-formed journal used for the kind test) never get to call one.
+ * Its vtable's functions are all null: the host must refuse it.
  */
 #include "strata/journal.h"
 #include "strata/objectstore.h"
@@ -19,14 +18,18 @@
 #ifndef PLUGIN_ABI_MINOR
 #define PLUGIN_ABI_MINOR STRATA_ABI_MINOR
 #endif
-#ifndef PLUGIN_KIND
+/* STRATA_KIND_* are enum constants, which #if cannot compare: the vtable
+ * layout follows PLUGIN_JOURNAL. */
+#ifdef PLUGIN_JOURNAL
+#define PLUGIN_KIND STRATA_KIND_JOURNAL
+#else
 #define PLUGIN_KIND STRATA_KIND_OBJECTSTORE
 #endif
 #ifndef PLUGIN_ENTRY
 #define PLUGIN_ENTRY strata_plugin_entry_v1
 #endif
 
-#if PLUGIN_KIND == STRATA_KIND_JOURNAL
+#ifdef PLUGIN_JOURNAL
 #ifndef PLUGIN_OPS_SIZE
 #define PLUGIN_OPS_SIZE sizeof(strata_journal_ops)
 #endif
@@ -36,7 +39,7 @@ static const strata_journal_ops kOps = {PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0,
 #define PLUGIN_OPS_SIZE sizeof(strata_objectstore_ops)
 #endif
 static const strata_objectstore_ops kOps = {
-    PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif
 
 static const strata_plugin_descriptor kDescriptor = {
