@@ -172,6 +172,8 @@ void Pg::scrub_compare() {
     if (good.empty()) b.why = "no readable copy";
     else if (bk == "absent") b.why = "missing";
     else if (bk == "error " + std::to_string(-EBADMSG)) b.why = "digest mismatch";  // vs its object info
+    else if (bk == "error " + std::to_string(-EIO))
+      b.why = "unreadable (EIO: a block checksum mismatch or missing data)";
     else if (bk.rfind("error", 0) == 0) b.why = "read " + bk;
     else if (good == "absent") b.why = "should not exist";
     else b.why = s.deep ? "digest mismatch" : "version or size mismatch";

@@ -2,9 +2,11 @@
 // (sdk/include/strata/client.h) only.
 //
 //   cluster_writer write  --conf F --pool P --log FILE [--prefix X] [--seconds S] [--size N]
+//                         [--max N]
 //       Writes objects, ... one at a time with content derived from
 //       the name; after each acknowledgement appends the name to FILE. Runs
-//       until --seconds pass or SIGTERM/SIGINT; prints the count and the
+//       until --seconds pass, N objects are written (--max), or
+//       SIGTERM/SIGINT; prints the count and the
 //       longest wait for one acknowledgement (the write pause a failure
 //       caused).
 //   cluster_writer verify --conf F --pool P --log FILE
@@ -40,6 +42,7 @@ struct Args {
   double seconds = 10;
   size_t size = 4096;
   long count = 100;
+  long max_writes = 0;  // write mode: stop after this many (0: no limit)
 };
 
 std::string content_for(const std::string &name, size_t size) {
@@ -72,6 +75,7 @@ bool parse(int argc, char **argv, Args &a) {
     else if (k == "--seconds") a.seconds = std::atof(v.c_str());
     else if (k == "--size") a.size = std::strtoul(v.c_str(), nullptr, 10);
     else if (k == "--count") a.count = std::atol(v.c_str());
+    else if (k == "--max") a.max_writes = std::atol(v.c_str());
     else if (k == "--name") a.name = v;
     else if (k == "--keyring") a.keyring = v;
     else if (k == "--go") a.go = v;
@@ -87,7 +91,7 @@ int run_write(strata_ioctx_t io, const Args &a) {
   const auto end = clock::now() + std::chrono::duration<double>(a.seconds);
   double max_wait_ms = 0;
   long n = 0;
-  while (!g_stop && clock::now() < end) {
+  while (!g_stop && clock::now() < end && (a.max_writes <= 0 || n < a.max_writes)) {
     std::string name = a.prefix + "-" + std::to_string(n);
     std::string data = content_for(name, a.size);
     auto t0 = clock::now();

@@ -73,8 +73,11 @@ xargs "$STRATA" object rm --conf "$CONF" --pool data <"$T/deleted"
 echo "== deleted $(wc -l <"$T/deleted") objects"
 wait_for '"full" not in s["fullness"]' 20
 health_lines
+sleep 1  # the monitor's view first; give the OSDs a moment to apply that map epoch
+# A bounded number of writes (a quarter of what was deleted): a timed burst
+# on a fast disk would simply fill the cluster again.
 "$WRITER" write --conf "$CONF" --pool data --log "$T/acked2" --prefix after --size "$SIZE" \
-  --seconds 2
+  --seconds 20 --max $(( $(wc -l <"$T/deleted") / 4 + 1 ))
 [ "$(wc -l <"$T/acked2")" -gt 0 ] || { echo "FAIL: no write after the delete"; exit 1; }
 
 # 5. Nothing acknowledged is lost.

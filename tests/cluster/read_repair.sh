@@ -106,7 +106,7 @@ echo "== osd.$primary's copy of gone is back"
 read -r pg _ replica _ <<<"$(locate small)"
 corrupt "$(data_file "$replica" "$(marker small)")" 1000
 "$STRATA" pg scrub "$pg" --deep --conf "$CONF"
-wait_for "s['health'] == 'HEALTH_ERR' and any(d['oid'] == 'small' and d['pgid'] == '$pg' and 'digest mismatch on osd.$replica' in d['reason'] for d in s['damaged_objects'])" 20
+wait_for "s['health'] == 'HEALTH_ERR' and any(d['oid'] == 'small' and d['pgid'] == '$pg' and ('digest mismatch on osd.$replica' in d['reason'] or 'unreadable (EIO' in d['reason'] and 'on osd.$replica' in d['reason']) for d in s['damaged_objects'])" 20
 "$STRATA" status --conf "$CONF" | tee "$T/status.txt"
 grep -q "HEALTH_ERR" "$T/status.txt" && grep -q "object 'small'" "$T/status.txt" ||
   { echo "FAIL: status text does not name the damaged object"; exit 1; }

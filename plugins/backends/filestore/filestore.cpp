@@ -13,6 +13,7 @@
 
 #include "checksum/block_checksums.h"
 #include "filestore/file_data.h"
+#include "filestore/names.h"
 #include "filestore/store_layout.h"
 #include "filestore/txn_applier.h"
 
@@ -253,7 +254,12 @@ void FileStore::apply(const strata_txn &txn) {
   dirty_since_checkpoint_ = true;
   TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay, csums_,
                      &records_);
+  if (csums_.enabled() && !csums_.verify_old)
+    for (size_t i = 0; i < txn.n_ops; ++i)
+      if (txn.ops[i].object.len != 0)
+        unsettled_.emplace(sdk::view(txn.ops[i].collection), sdk::view(txn.ops[i].object));
   TxnApplier::Outcome outcome = applier.apply_ops(txn);
+  last_txn_cloned_ = outcome.cloned;
   if (outcome.cloned && !exact_replay) {
     // A CLONE reads another object, so replaying its transaction over files
     // that later ops already changed could copy the wrong bytes. Make the
@@ -273,12 +279,56 @@ void FileStore::checkpoint(uint64_t seq) {
   // Every stage consumed so far belongs to a transaction this checkpoint
   // covers (apply and checkpoint share one thread).
   std::vector<uint64_t> consumed = stage_.consumed();
+  // Replay, if any, has settled every file once the host checkpoints after
+  // it; a checkpoint right after a CLONE may come in the middle of a replay
+  // (store.cpp checkpoints after every replayed clone), while later replayed
+  // ops still meet bytes that they will settle themselves.
+  if (!csums_.verify_old && !last_txn_cloned_) {
+    resettle_checksums();
+    csums_.verify_old = true;
+  }
   Steps steps(*this);
   checkpointer_->checkpoint(seq, steps);
   committed_seq_ = seq;
   dirty_since_checkpoint_ = false;
-  csums_.verify_old = true;  // replay, if any, has settled every file
   stage_.drop_consumed(consumed);
+}
+
+// A replay that is not exact re-applies ops over data files that already
+// hold some of their effects, so the checksums it computes along the way can
+// describe bytes a later op of the crashed run had already replaced. Once the
+// replay is over the files are right by construction (every journaled op has
+// been applied again, in order): derive the checksums of every object the
+// replay touched from its data file, in the checkpoint that ends the replay.
+void FileStore::resettle_checksums() {
+  if (unsettled_.empty()) return;
+  kvdb::Transaction t(*db_);
+  std::vector<char> buf;
+  uint64_t n = 0;
+  for (const auto &[coll, oid] : unsettled_) {
+    std::string bytes;
+    if (!db_->get(schema::object_key(coll, oid), &bytes)) continue;  // removed since
+    auto rec = schema::ObjectRecord::decode(bytes);
+    if (!rec) continue;  // reads and fsck report a damaged record
+    const std::string path = data_.path(rec->file);
+    UniqueFd fd = open_file_if_exists(path, O_RDONLY);
+    if (!fd) continue;  // reads report the missing file as EIO
+    buf.assign(rec->size, '\0');
+    const size_t got = pread_full(fd.get(), buf.data(), buf.size(), 0, path);
+    if (got < rec->size) continue;  // short: reads report it as EIO
+    CsumEditor editor(t, coll, oid, csums_);
+    DataCsumUpdater(editor, csums_, fd.get(), path, describe_object(coll, oid))
+        .replace(buf.data(), buf.size());
+    editor.flush();
+    ++n;
+  }
+  kvdb::WriteOptions wo;
+  wo.disable_wal = true;  // the checkpoint that follows makes it durable
+  t.commit(wo);
+  log_.log(STRATA_LOG_INFO, "store %s: checksums of %llu object(s) the replay touched derived "
+           "again from their settled data files", root_.c_str(),
+           static_cast<unsigned long long>(n));
+  unsettled_.clear();
 }
 
 uint64_t FileStore::stage_write(const void *data, size_t len) {

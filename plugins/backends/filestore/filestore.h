@@ -36,6 +36,8 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -131,6 +133,15 @@ class FileStore final : public sdk::ObjectStore {
   // Set by apply, cleared by checkpoint: a close with nothing applied since
   // the last checkpoint is a clean one (schema::clean_close_key).
   bool dirty_since_checkpoint_ = false;
+  // The last applied transaction held a CLONE (apply thread only): the host
+  // checkpoints right after such a transaction, also in the middle of a
+  // replay, so that checkpoint does not mean the replay has settled the files.
+  bool last_txn_cloned_ = false;
+  // Objects changed while verify_old is off (replay after a crash without
+  // exact replay): their checksums are derived again from their settled data
+  // files when verification comes back on (apply thread only).
+  std::set<std::pair<std::string, std::string>> unsettled_;
+  void resettle_checksums();
 };
 
 }  // namespace strata::filestore
