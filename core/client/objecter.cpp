@@ -51,6 +51,10 @@ struct Objecter::Request {
   msg::ConnectionRef conn;   // sent on; null: waits for a connection or a map
   uint64_t epoch = 0;        // of the map it was routed with
   uint64_t min_epoch = 0;    // an OSD asked for this map first (retryEpoch)
+  // An OSD said "retry" for a map this request already had: it is not
+  // ready for the PG yet. Sent again at resend_at (tick), with back-off.
+  Clock::time_point resend_at{};
+  uint32_t same_epoch_retries = 0;
 
   // Encoding may read the caller's buffers (borrowed data), which are only
   // guaranteed until completion: encode and complete exclude each other.
@@ -170,6 +174,7 @@ void Objecter::route_locked(const RequestRef &r, const cluster::MapView &view, A
   }
   r->conn = nullptr;
   r->osd = -1;
+  r->resend_at = {};
   r->epoch = view.epoch();
   if (r->min_epoch > view.epoch()) {
     a.want_epoch = std::max(a.want_epoch, r->min_epoch);
@@ -361,6 +366,7 @@ void Objecter::tick() {
     auto now = Clock::now();
     uint64_t want = 0;
     std::set<int32_t> waiting;
+    std::vector<RequestRef> due;
     for (auto it = inflight_.begin(); it != inflight_.end();) {
       const RequestRef &r = it->second;
       if (r->deadline <= now) {
@@ -371,19 +377,23 @@ void Objecter::tick() {
         it = inflight_.erase(it);
         continue;
       }
-      if (!r->conn) {
+      if (!r->conn && r->resend_at != Clock::time_point{}) {
+        if (r->resend_at <= now) due.push_back(r);
+      } else if (!r->conn) {
         if (r->min_epoch > view->epoch()) want = std::max(want, r->min_epoch);
         else if (r->osd >= 0) waiting.insert(r->osd);
       }
       ++it;
     }
+    for (const RequestRef &r : due) route_locked(r, *view, a);
     for (int32_t osd : waiting) {
       auto s = sessions_.find(osd);
       if (s == sessions_.end()) continue;
       if (s->second.conn) {
         // Connected meanwhile (a race with on_connected): send what waits.
         for (auto &[tid, r] : inflight_)
-          if (r->osd == osd && !r->conn && r->min_epoch <= view->epoch()) {
+          if (r->osd == osd && !r->conn && r->min_epoch <= view->epoch() &&
+              r->resend_at == Clock::time_point{}) {
             r->conn = s->second.conn;
             a.sends.push_back(ticketed(r, s->second, r->epoch, r->seed));
           }
@@ -532,16 +542,23 @@ Objecter::RequestRef Objecter::take_for_reply(const msg::ConnectionRef &c, uint6
       n_retry_++;
       if (r->conn != c) return nullptr;  // re-routed since; this answer is stale
       if (retry_epoch <= r->epoch) {
-        // The OSD should only ask for a map newer than ours; do not spin
-        // against it, wait for the next epoch instead.
+        // The OSD has our map but is not ready to serve the PG. Waiting
+        // for a newer map alone could wait forever in a quiet cluster, and
+        // resending at once would spin: send again after a back-off (and
+        // sooner if a newer map comes).
+        auto delay = std::chrono::milliseconds(50LL << std::min<uint32_t>(r->same_epoch_retries, 5));
+        r->same_epoch_retries++;
         log_.warn("client", r->what() + ": " + c->peer_entity() + " asked for epoch " +
-                                std::to_string(retry_epoch) + " but it was sent with " +
-                                std::to_string(r->epoch) + "; waiting for a newer map");
-        retry_epoch = r->epoch + 1;
+                                std::to_string(retry_epoch) + ", which it was sent with; sending again in " +
+                                std::to_string(delay.count()) + " ms");
+        r->conn = nullptr;
+        r->resend_at = Clock::now() + delay;
+        r->min_epoch = std::max(r->min_epoch, r->epoch);
+      } else {
+        r->min_epoch = std::max(r->min_epoch, retry_epoch);
+        auto view = maps_.current();
+        if (view) route_locked(r, *view, a);
       }
-      r->min_epoch = std::max(r->min_epoch, retry_epoch);
-      auto view = maps_.current();
-      if (view) route_locked(r, *view, a);
     }
   }
   carry_out(a);

@@ -1,5 +1,7 @@
 #include "cluster/cluster_map.h"
 
+#include <algorithm>
+
 namespace strata::cluster {
 
 const PoolInfo *ClusterMap::pool(uint32_t id) const {
@@ -11,6 +13,13 @@ const PoolInfo *ClusterMap::pool_by_name(std::string_view name) const {
   for (const auto &[id, p] : pools)
     if (p.name == name) return &p;
   return nullptr;
+}
+
+uint32_t ClusterMap::next_pool_id() const {
+  // Maps written before pool_max existed: the highest live id is the best
+  // record there is.
+  uint32_t highest = pools.empty() ? pool_max : std::max(pool_max, pools.rbegin()->first);
+  return highest + 1;  // 0 after the last id: the caller refuses
 }
 
 const OsdInfo *ClusterMap::osd(int32_t id) const {

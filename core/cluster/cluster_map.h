@@ -60,6 +60,12 @@ struct ClusterMap {
   std::string placement_plugin = "crush";
   placement::PlacementMap placement;
   uint64_t created_ms = 0, modified_ms = 0;
+  // The highest pool id ever given out. A deleted pool's id is never given
+  // to a new pool: a client (or an OSD) still holding the old one must not
+  // reach the new pool's objects or PGs with it.
+  uint32_t pool_max = 0;
+
+  uint32_t next_pool_id() const;
 
   const PoolInfo *pool(uint32_t id) const;
   const PoolInfo *pool_by_name(std::string_view name) const;

@@ -123,6 +123,7 @@ void to_wire(const ClusterMap &m, wire::ClusterMap::Builder out) {
   out.setPlacementMap(as_data(placement_bytes(m.placement)));
   out.setCreatedMs(m.created_ms);
   out.setModifiedMs(m.modified_ms);
+  out.setPoolMax(m.pool_max);
 }
 
 Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
@@ -143,6 +144,7 @@ Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
   m.placement = std::move(*pm);
   m.created_ms = in.getCreatedMs();
   m.modified_ms = in.getModifiedMs();
+  m.pool_max = in.getPoolMax();
   return m;
 }
 
@@ -179,6 +181,7 @@ void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
   // "unchanged"; the monitor never empties a map once it has one.
   if (!(from.placement == to.placement))
     out.setPlacementMap(as_data(placement_bytes(to.placement)));
+  if (to.pool_max != from.pool_max) out.setPoolMax(to.pool_max);
 }
 
 Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncremental::Reader inc) {
@@ -198,6 +201,7 @@ Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncrementa
     m.pools[info.id] = std::move(info);
   }
   for (uint32_t id : inc.getRemovedPools()) m.pools.erase(id);
+  m.pool_max = std::max(m.pool_max, inc.getPoolMax());
   if (inc.getPlacementMap().size() > 0) {
     auto pm = placement_from(inc.getPlacementMap());
     if (!pm.ok()) return pm.status().Context("incremental epoch " + std::to_string(m.epoch));

@@ -349,7 +349,8 @@ CommandReply cmd_pool_create(const CommandRequest &req, const CommandState &st,
   auto rule = a.uint("rule", cluster::default_rule(m, *size), 0, 1);
   if (!rule.ok()) return error(rule.status().code(), rule.status().message());
   PoolInfo p;
-  p.id = m.pools.empty() ? 1 : m.pools.rbegin()->first + 1;
+  p.id = m.next_pool_id();
+  if (p.id == 0) return error(ENOSPC, "no pool id left (every 32-bit id was given out)");
   p.name = *name;
   p.size = *size;
   p.min_size = *min_size;
@@ -357,6 +358,7 @@ CommandReply cmd_pool_create(const CommandRequest &req, const CommandState &st,
   p.rule = *rule;
   ClusterMap next = m;
   next.pools[p.id] = p;
+  next.pool_max = p.id;
   effect->next = std::move(next);
   return ok("created " + pool_text(p), pool_json(p));
 }
@@ -366,6 +368,8 @@ CommandReply cmd_pool_rm(const CommandRequest &req, const CommandState &st, Comm
   if (!p.ok()) return error(p.status().code(), p.status().message());
   ClusterMap next = st.view->map();
   std::string name = (*p)->name;
+  // Maps from before pool_max existed learn the id here at the latest.
+  next.pool_max = std::max(next.pool_max, (*p)->id);
   next.pools.erase((*p)->id);
   effect->next = std::move(next);
   return ok("removed pool '" + name + "'");

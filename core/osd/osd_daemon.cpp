@@ -210,13 +210,28 @@ void OsdDaemon::post_to_pg(PgId pg, uint64_t generation, std::function<void(Pg &
 void OsdDaemon::forget_pg(PgId pg, uint64_t generation) {
   OsdShard &sh = shard_for(pg);
   OsdShard *s = &sh;
+  // Posted: the PG asks from inside one of its own calls. A map that the
+  // shard applies before this runs drops it first (drop_forgotten_pgs).
   sh.post([this, s, pg, generation] {
     auto it = s->pgs.find(pg);
     if (it == s->pgs.end() || it->second->generation() != generation) return;
-    s->pgs.erase(it);
-    std::lock_guard lk(stats_mu_);
-    stats_.erase(pg);
+    drop_pg(*s, it);
   });
+}
+
+void OsdDaemon::drop_pg(OsdShard &shard, std::map<PgId, std::unique_ptr<Pg>>::iterator it) {
+  PgId id = it->first;
+  shard.pgs.erase(it);
+  std::lock_guard lk(stats_mu_);
+  stats_.erase(id);
+}
+
+void OsdDaemon::drop_forgotten_pgs(OsdShard &shard) {
+  for (auto it = shard.pgs.begin(); it != shard.pgs.end();) {
+    auto next = std::next(it);
+    if (it->second->forgotten()) drop_pg(shard, it);
+    it = next;
+  }
 }
 
 std::vector<PastInterval> OsdDaemon::history_intervals(PgId pg, uint64_t since) {

@@ -66,6 +66,13 @@ class OsdDaemon final : public PgHost {
   void fatal(const Status &st) override;
   void publish_stat(const PgStatSnap &s) override;
   void forget_pg(PgId pg, uint64_t generation) override;
+  void drop_pg(OsdShard &shard, std::map<PgId, std::unique_ptr<Pg>>::iterator it);
+  // A PG removed by this map (or by a message just before it) must be gone
+  // before the map creates the PGs it needs: a pool deleted and created
+  // again, or a stray copy removed just before the OSD joins the acting set
+  // again, would otherwise keep the dying PG, and the shard would answer
+  // "not primary, retry" for an epoch the client already has.
+  void drop_forgotten_pgs(OsdShard &shard);
   uint64_t new_rep_tid() override { return next_rep_tid_.fetch_add(1); }
   void track_write(const WriteRef &w) override;
   void untrack_write(uint64_t rep_tid) override;

@@ -320,10 +320,12 @@ void OsdDaemon::advance_shards(const MapRef &v) {
 void OsdDaemon::shard_advance(OsdShard &shard, const MapRef &v) {
   if (shard.map && shard.map->epoch() >= v->epoch()) return;
   shard.map = v;
+  drop_forgotten_pgs(shard);
   std::vector<PgId> ids;
   for (const auto &[id, pg] : shard.pgs) ids.push_back(id);
   for (PgId id : ids)
     if (Pg *pg = shard.pg(id)) pg->advance_map(v);
+  drop_forgotten_pgs(shard);
   // PGs this OSD now serves but holds nothing of yet.
   for (const auto &[pool_id, pool] : v->map().pools) {
     for (uint32_t seed = 0; seed < pool.pg_num; ++seed) {

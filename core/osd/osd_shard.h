@@ -39,9 +39,10 @@ class OsdShard {
   int index() const { return index_; }
 
   // --- owned by the shard thread (or by start-up code before start()) ---
+  // A forgotten PG (removed, waiting to be deleted) is not there.
   Pg *pg(PgId id) {
     auto it = pgs.find(id);
-    return it == pgs.end() ? nullptr : it->second.get();
+    return it == pgs.end() || it->second->forgotten() ? nullptr : it->second.get();
   }
   std::map<PgId, std::unique_ptr<Pg>> pgs;
   MapRef map;  // the newest map the shard's PGs have advanced to

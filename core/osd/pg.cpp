@@ -71,6 +71,7 @@ void Pg::advance_map(const MapRef &map) {
   const cluster::PoolInfo *p = map->map().pool(pgid_.pool);
   if (!p || pgid_.seed >= p->pg_num) {
     remove_local();
+    forgotten_ = true;
     host_.forget_pg(pgid_, generation_);
     return;
   }
@@ -349,6 +350,7 @@ void Pg::on_remove(const InMsgRef &) {
   if (in_acting() || !local_) return;
   host_.log().info("osd", name_ + ": removing the stray copy (the PG is clean elsewhere)");
   remove_local();
+  forgotten_ = true;
   host_.forget_pg(pgid_, generation_);
 }
 

@@ -50,6 +50,9 @@ class Pg {
   Status load();
   PgId pgid() const { return pgid_; }
   uint64_t generation() const { return generation_; }
+  // Its local copy is removed and the shard is asked to delete it: the
+  // shard must not hand it messages or maps any more.
+  bool forgotten() const { return forgotten_; }
   bool has_local() const { return local_; }
   bool is_primary() const { return primary_ == host_.whoami(); }
   bool in_acting() const;
@@ -255,6 +258,7 @@ class Pg {
   PgHost &host_;
   const PgId pgid_;
   const uint64_t generation_;
+  bool forgotten_ = false;
   const std::string coll_;
   const std::string name_;  // "pg 1.1f" for messages
 

@@ -176,6 +176,30 @@ TEST_CASE("fake cluster: retryEpoch makes the client wait for that map, then res
   strata_cluster_shutdown(c);
 }
 
+TEST_CASE("fake cluster: an op the OSD bounces at the client's own epoch is sent again after a "
+          "back-off, without waiting for a map that may never come") {
+  // An OSD that has the client's map but not yet the PG (CI once hung 600 s
+  // here in a quiet cluster: the client waited for epoch + 1).
+  FakeCluster fc(1);
+  strata_cluster_t c = fc.connect();
+  make_pool(c, "p", 1);
+  strata_ioctx_t io = open_io(c, "p");
+  std::atomic<int> seen{0};
+  fc.osd(0).set_fault([&](const ReceivedOp &r) {
+    if (r.oid == "bounced" && seen++ < 3) return Fault::kRetrySameEpoch;
+    return Fault::kNone;
+  });
+  REQUIRE(strata_write_full(io, "bounced", "v", 1) == 0);
+  auto got = ops_for(fc.osd(0), instance_of(c), "bounced");
+  REQUIRE(got.size() == 4);
+  for (const auto &op : got) {
+    CHECK(op.tid == got[0].tid);
+    CHECK(op.map_epoch == got[0].map_epoch);  // no new map was needed
+  }
+  strata_ioctx_destroy(io);
+  strata_cluster_shutdown(c);
+}
+
 TEST_CASE("fake cluster: an OSD that restarts on a new address gets the unanswered op again") {
   FakeCluster fc(1);
   strata_cluster_t c = fc.connect();

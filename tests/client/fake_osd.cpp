@@ -164,6 +164,10 @@ void FakeOsd::handle_op(const msg::ConnectionRef &c, const msg::Message &m) {
       reply.setRetryEpoch((mon_ ? mon_->epoch() : 0) + 1);
       return Status::OK();
     }
+    if (f == Fault::kRetrySameEpoch) {
+      reply.setRetryEpoch(rec.map_epoch);
+      return Status::OK();
+    }
     close_after = f == Fault::kCloseAfterApply;
     answer = !close_after;
     auto key = std::make_pair(rec.client, rec.tid);

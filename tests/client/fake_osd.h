@@ -37,6 +37,7 @@ enum class Fault {
   kCloseBefore,         // close the connection without executing
   kCloseAfterApply,     // execute, then close instead of replying
   kRetryNextEpoch,      // answer retryEpoch = current epoch + 1
+  kRetrySameEpoch,      // answer retryEpoch = the op's own epoch (not ready for the PG)
 };
 
 class FakeOsd {

@@ -93,6 +93,32 @@ TEST_CASE("pool set / get / rm / ls", "[commands]") {
   CHECK(rm.next->pools.empty());
 }
 
+TEST_CASE("a deleted pool's id is never given to a new pool", "[commands]") {
+  // A client's ioctx, or an OSD's PG, still naming the old id must never
+  // reach the new pool.
+  Harness h(sample_map(3, 3));
+  uint32_t old_id = h.view->map().pool_by_name("data")->id;
+  CommandEffect rm;
+  REQUIRE(h.run("pool rm", {{"name", "data"}}, &rm).rc == 0);
+  h.set(*rm.next);
+  CommandEffect made;
+  REQUIRE(h.run("pool create", {{"name", "data"}}, &made).rc == 0);
+  REQUIRE(made.next);
+  const cluster::PoolInfo *p = made.next->pool_by_name("data");
+  REQUIRE(p);
+  CHECK(p->id > old_id);
+  CHECK(made.next->pool_max == p->id);
+  // The record survives the wire, full and incremental.
+  auto full = cluster::decode_map(cluster::encode_map(*made.next));
+  REQUIRE(full.ok());
+  CHECK(full->pool_max == p->id);
+  cluster::ClusterMap after = *made.next;
+  after.epoch = rm.next->epoch + 1;
+  auto inc = cluster::apply_incremental(*rm.next, cluster::encode_incremental(*rm.next, after));
+  REQUIRE(inc.ok());
+  CHECK(inc->pool_max == p->id);
+}
+
 TEST_CASE("osd out / in / down / reweight", "[commands]") {
   Harness h(sample_map(3, 3));
   CommandEffect e;

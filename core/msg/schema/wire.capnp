@@ -47,6 +47,7 @@ struct ClusterMap {
   placementMap @5 :Data;      # core/placement binary format
   createdMs @6 :UInt64;
   modifiedMs @7 :UInt64;
+  poolMax @8 :UInt32;         # highest pool id ever given out: ids are never reused
 }
 
 # What changed from epoch-1 to epoch.
@@ -58,6 +59,7 @@ struct MapIncremental {
   removedPools @4 :List(UInt32);
   placementMap @5 :Data;      # empty: unchanged
   modifiedMs @6 :UInt64;
+  poolMax @7 :UInt32;         # only grows; 0: unchanged
 }
 
 # mon -> subscriber: a full map, or the incrementals from the subscriber's
