@@ -5,6 +5,7 @@
 // CircularLog and the test, so they outlive the log.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -22,6 +23,19 @@ class MemDevice {
  public:
   explicit MemDevice(uint64_t size) : bytes_(size, 0) {}
   explicit MemDevice(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
+
+  // A crash copy that also remembers which part was ever written, so that
+  // a MemMedia made with holes = true can report the rest as a hole.
+  std::shared_ptr<MemDevice> crash_copy() const {
+    std::lock_guard lk(mu_);
+    auto copy = std::make_shared<MemDevice>(bytes_);
+    copy->written_end_ = written_end_;
+    return copy;
+  }
+  uint64_t written_end() const {
+    std::lock_guard lk(mu_);
+    return written_end_;
+  }
 
   // A copy of the bytes as they are now: what a crash would leave.
   std::vector<uint8_t> snapshot() const {
@@ -67,8 +81,10 @@ class MemDevice {
     cv_.wait(lk, [&] { return !hold_; });
     --held_writers_;
     if (fail_) throw sdk::Error(-EIO, "mem device: injected write failure");
-    for (const journal::WriteRun &r : runs)
+    for (const journal::WriteRun &r : runs) {
       std::memcpy(bytes_.data() + r.offset, r.data, r.len);
+      written_end_ = std::max<uint64_t>(written_end_, r.offset + r.len);
+    }
   }
   void read_into(uint64_t offset, void *buf, size_t len) {
     std::lock_guard lk(mu_);
@@ -84,11 +100,15 @@ class MemDevice {
   bool fail_ = false;
   int held_writers_ = 0;
   uint64_t bytes_read_ = 0;
+  uint64_t written_end_ = 0;  // everything past it was never written: a hole
 };
 
 class MemMedia : public journal::Media {
  public:
-  explicit MemMedia(std::shared_ptr<MemDevice> dev) : dev_(std::move(dev)) {}
+  // holes: report what was never written as a hole (Media::next_data), as
+  // SEEK_DATA does on a sparse file.
+  explicit MemMedia(std::shared_ptr<MemDevice> dev, bool holes = false)
+      : dev_(std::move(dev)), holes_(holes) {}
   uint64_t size() const override { return dev_->size(); }
   uint32_t alignment() const override { return 1; }
   const std::string &name() const override { return name_; }
@@ -101,9 +121,13 @@ class MemMedia : public journal::Media {
   void write_durable(std::span<const journal::WriteRun> runs) override {
     dev_->write_durable(runs);
   }
+  uint64_t next_data(uint64_t offset) const override {
+    return !holes_ || offset < dev_->written_end() ? offset : dev_->size();
+  }
 
  private:
   std::shared_ptr<MemDevice> dev_;
+  bool holes_;
   std::string name_ = "memory";
 };
 

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "journal_log/medium_lock.h"
+#include "journal_log/seek_data.h"
 #include "strata/cpp/plugin_support.hpp"
 
 namespace strata::journal {
@@ -94,6 +95,11 @@ std::string FileMedia::describe_io() const {
   s += sync_ == SyncMode::kDsync ? ", RWF_DSYNC writes" : ", fdatasync";
   if (!fallback_note_.empty()) s += " (" + fallback_note_ + ")";
   return s;
+}
+
+uint64_t FileMedia::next_data(uint64_t offset) const {
+  // A block device has no holes to find; lseek would only say "data".
+  return block_device_ ? offset : seek_data(fd_, offset, size_);
 }
 
 void FileMedia::read(uint64_t offset, void *buf, size_t len) {

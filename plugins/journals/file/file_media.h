@@ -30,6 +30,7 @@ class FileMedia : public Media {
   void read(uint64_t offset, void *buf, size_t len) override;
   void write(uint64_t offset, const void *buf, size_t len) override;
   void flush() override;
+  uint64_t next_data(uint64_t offset) const override;
   void write_durable(std::span<const WriteRun> runs) override;
 
   bool is_block_device() const { return block_device_; }

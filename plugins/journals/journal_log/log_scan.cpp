@@ -79,6 +79,20 @@ class Walker {
 
   uint64_t medium_offset(uint64_t pos) const { return sb_.ring_offset + pos % cap_; }
 
+  // The position to inspect after `s` at logical position q: past a valid
+  // record whole (a newer record inside it would have broken its checksum),
+  // past the rest of a hole of the medium when nothing is there (a journal
+  // is mostly never-written space until its first lap ends: reading it
+  // would fault in, and on tmpfs allocate, every page of the ring), else
+  // one block on. Never past the end of the ring, where positions wrap.
+  uint64_t next(uint64_t q, const Slot &s) {
+    if (s.kind == Slot::kRecord) return q + s.footprint;
+    if (s.kind != Slot::kNothing) return q + bs_;
+    uint64_t off = q % cap_;
+    uint64_t data = reader_.next_data(off + bs_);
+    return q + std::max<uint64_t>(bs_, data - off);
+  }
+
  private:
   const Superblock &sb_;
   uint64_t cap_;
@@ -181,7 +195,7 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
           break;
         }
         if (n.kind == Slot::kRecord && n.h.seq > after_seq + 1) break;  // not covered
-        q += n.kind == Slot::kRecord ? n.footprint : bs;
+        q = walker.next(q, n);
       }
       if (!why_end.empty()) break;
       continue;
@@ -234,7 +248,7 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
           Slot n = walker.inspect(k % cap);
           if (n.kind == Slot::kRecord && n.h.epoch >= r.last_epoch && n.h.epoch <= sb.epoch)
             newest = std::max(newest, n.h.seq);
-          k += n.kind == Slot::kRecord ? n.footprint : bs;
+          k = walker.next(k, n);
         }
         *newest_on_corruption = newest;
       }
@@ -256,9 +270,7 @@ ScanResult scan_log(Media &media, const Superblock &sb, uint64_t after_seq,
       uint64_t len = s.kind == Slot::kBadPayload ? s.footprint : bs;
       evidence_end = std::max(evidence_end, q + len);
     }
-    // A record that checks out is skipped whole (a newer record inside it
-    // would have broken its checksum); anything else block by block.
-    q += s.kind == Slot::kRecord ? s.footprint : bs;
+    q = walker.next(q, s);
   }
 
   if (evidence_end > r.tail_pos) {

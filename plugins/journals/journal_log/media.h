@@ -37,6 +37,11 @@ class Media {
   virtual void write(uint64_t offset, const void *buf, size_t len) = 0;
   // Makes every completed write durable.
   virtual void flush() = 0;
+  // The first offset at or after `offset` that may hold written bytes:
+  // size() when the rest is a hole, `offset` itself when the medium cannot
+  // tell (the default). Lets replay's search past the log's end skip space
+  // no record was ever written to. Never throws: on any doubt, `offset`.
+  virtual uint64_t next_data(uint64_t offset) const { return offset; }
 
   // Writes every run, then makes them durable; returns when they are. The
   // default issues the writes one by one and then flushes; a medium with

@@ -27,4 +27,12 @@ const uint8_t *RingReader::read(uint64_t off, uint64_t len) {
   return buf_.data();
 }
 
+uint64_t RingReader::next_data(uint64_t off) {
+  if (off >= capacity_) return capacity_;
+  uint64_t at = media_.next_data(ring_offset_ + off);
+  if (at <= ring_offset_ + off) return off;
+  uint64_t ring = std::min(at - ring_offset_, capacity_);
+  return ring / block_size_ * block_size_;  // a hole may end inside a block
+}
+
 }  // namespace strata::journal

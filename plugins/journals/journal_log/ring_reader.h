@@ -20,6 +20,10 @@ class RingReader {
   // off a multiple of block_size. Valid until the next call. Throws
   // sdk::Error when the medium fails.
   const uint8_t *read(uint64_t off, uint64_t len);
+  // The first block-aligned ring offset at or after `off` that may hold
+  // data (Media::next_data); the capacity when none can up to the ring's
+  // end.
+  uint64_t next_data(uint64_t off);
 
  private:
   Media &media_;

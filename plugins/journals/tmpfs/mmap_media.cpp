@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "journal_log/medium_lock.h"
+#include "journal_log/seek_data.h"
 #include "strata/cpp/plugin_support.hpp"
 
 namespace strata::journal {
@@ -58,6 +59,8 @@ void MmapMedia::read(uint64_t offset, void *buf, size_t len) {
   check_range("read", offset, len);
   std::memcpy(buf, base_ + offset, len);
 }
+
+uint64_t MmapMedia::next_data(uint64_t offset) const { return seek_data(fd_, offset, size_); }
 
 void MmapMedia::write(uint64_t offset, const void *buf, size_t len) {
   check_range("write", offset, len);

@@ -23,6 +23,7 @@ class MmapMedia : public Media {
   void read(uint64_t offset, void *buf, size_t len) override;
   void write(uint64_t offset, const void *buf, size_t len) override;
   void flush() override {}
+  uint64_t next_data(uint64_t offset) const override;
 
  private:
   MmapMedia(std::string path, int fd, uint8_t *base, uint64_t size)
