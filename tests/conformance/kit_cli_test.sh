@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Behaviours of the strata-conformance command line itself.
-#   kit_cli_test.sh CASE KIT BACKEND_PLUGIN
+#   kit_cli_test.sh CASE KIT PLUGIN
+# PLUGIN is the mem example backend, or for the exit-status cases a plugin
+# built to be refused (tests/abi) or to fail (plugins/misplacing_placement).
 # Each CASE is one ctest entry; see tests/conformance/CMakeLists.txt.
 set -uo pipefail
 case_name=$1 kit=$2 plugin=$3
