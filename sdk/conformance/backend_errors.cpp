@@ -65,7 +65,7 @@ TEST_CASE("a failed read explains itself in one line", "[backend][errors]") {
   char buf[8];
   int64_t rc =
       backend_ops().read(s.handle(), sl("c"), sl("missing-object"), 0, sizeof buf, buf, &err);
-  CHECK(rc == -ENOENT);
+  CHECK(Errno(rc) == Errno(-ENOENT));
   std::string msg(err.msg, strnlen(err.msg, sizeof err.msg));
   CHECK_FALSE(msg.empty());
   CHECK(msg.find('\n') == std::string::npos);

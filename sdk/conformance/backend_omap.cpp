@@ -149,10 +149,10 @@ TEST_CASE("a missing omap key answers ENODATA and a missing object ENOENT", "[ba
   OmapStore s;
   s.apply(TxnBuilder().omap_set(kColl, "o", "k", "v"));
   char buf[8];
-  CHECK(s.omap_get_rc(kColl, "o", "absent", buf, sizeof buf) == -ENODATA);
-  CHECK(s.omap_get_rc(kColl, "missing", "k", buf, sizeof buf) == -ENOENT);
-  CHECK(s.omap_header_rc(kColl, "missing", buf, sizeof buf) == -ENOENT);
-  CHECK(s.omap_rc(kColl, "missing", {}, {}, 0) == -ENOENT);
+  CHECK(Errno(s.omap_get_rc(kColl, "o", "absent", buf, sizeof buf)) == Errno(-ENODATA));
+  CHECK(Errno(s.omap_get_rc(kColl, "missing", "k", buf, sizeof buf)) == Errno(-ENOENT));
+  CHECK(Errno(s.omap_header_rc(kColl, "missing", buf, sizeof buf)) == Errno(-ENOENT));
+  CHECK(Errno(s.omap_rc(kColl, "missing", {}, {}, 0)) == Errno(-ENOENT));
 }
 
 TEST_CASE("omap values and the header use the too-small-buffer convention of xattrs",
@@ -203,7 +203,7 @@ TEST_CASE("omap iteration stops when the visitor asks it to", "[backend][omap]")
   strata_err err{};
   int rc = backend_ops().omap_iterate(s.handle(), {kColl, std::strlen(kColl)}, {"o", 1}, {"", 0},
                                       {"", 0}, 0, stop_after_three, &seen, &err);
-  CHECK(rc == 0);
+  CHECK(Errno(rc) == Errno(0));
   CHECK(seen == 3);
 }
 

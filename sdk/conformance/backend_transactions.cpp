@@ -90,13 +90,13 @@ TEST_CASE("removing a collection removes every object in it", "[backend][txn]") 
   s.apply(t);
   s.apply(TxnBuilder().rmcoll("doomed"));
   CHECK(s.list_collections() == NameList{"kept"});
-  CHECK(s.list_objects_rc("doomed", {}, 0) == -ENOENT);
-  CHECK(s.stat_rc("doomed", "o1") == -ENOENT);
+  CHECK(Errno(s.list_objects_rc("doomed", {}, 0)) == Errno(-ENOENT));
+  CHECK(Errno(s.stat_rc("doomed", "o1")) == Errno(-ENOENT));
   CHECK(same_bytes(s.read_all("kept", "o1"), "survivor"));
   // Created again, the collection is empty: nothing of the old objects lingers.
   s.apply(TxnBuilder().mkcoll("doomed"));
   CHECK(s.list_objects("doomed").empty());
-  CHECK(s.stat_rc("doomed", "o1") == -ENOENT);
+  CHECK(Errno(s.stat_rc("doomed", "o1")) == Errno(-ENOENT));
 }
 
 TEST_CASE("a collection removed and created again in one transaction is empty", "[backend][txn]") {

@@ -56,9 +56,9 @@ TEST_CASE("a missing xattr answers ENODATA and a missing object ENOENT", "[backe
   XattrStore s;
   s.apply(TxnBuilder().touch(kColl, "o"));
   char buf[16];
-  CHECK(s.getxattr_rc(kColl, "o", "absent", buf, sizeof buf) == -ENODATA);
-  CHECK(s.getxattr_rc(kColl, "missing", "absent", buf, sizeof buf) == -ENOENT);
-  CHECK(s.getxattrs_rc(kColl, "missing") == -ENOENT);
+  CHECK(Errno(s.getxattr_rc(kColl, "o", "absent", buf, sizeof buf)) == Errno(-ENODATA));
+  CHECK(Errno(s.getxattr_rc(kColl, "missing", "absent", buf, sizeof buf)) == Errno(-ENOENT));
+  CHECK(Errno(s.getxattrs_rc(kColl, "missing")) == Errno(-ENOENT));
 }
 
 TEST_CASE("a too-small buffer gets the full length of an xattr and nothing copied",
@@ -117,7 +117,7 @@ TEST_CASE("getxattrs stops when the visitor asks it to", "[backend][xattr]") {
   strata_err err{};
   int rc = backend_ops().getxattrs(s.handle(), {kColl, std::strlen(kColl)}, {"o", 1},
                                    stop_after_two, &seen, &err);
-  CHECK(rc == 0);
+  CHECK(Errno(rc) == Errno(0));
   CHECK(seen == 2);
 }
 

@@ -13,14 +13,20 @@
 namespace strata::conformance {
 
 struct CommandLine {
-  std::string kind;                                          // --kind: "backend" or "journal"
-  std::string plugin;                                        // --plugin PATH
-  std::string dir;                                           // --dir SCRATCH
+  std::string kind;    // --kind: "backend", "journal" or "placement"
+  std::string plugin;  // --plugin PATH
+  std::string dir;     // --dir SCRATCH
   std::vector<std::pair<std::string, std::string>> options;  // --option key=value
+  std::string format = "text";                               // --format text|json
+  bool help = false;                                         // --help, -h, -?
+  bool version = false;                                      // --version
   std::vector<std::string> catch_args;                       // everything else, in order
 };
 
 extern const char kUsage[];
+
+// "strata-conformance 0.1.0 (plugin ABI 1.2)".
+std::string version_line();
 
 // Takes out the kit's options (as "--kind X" or "--kind=X"); on a malformed
 // one returns nullopt with *error set.

@@ -6,11 +6,12 @@
 // includes this header and talks to the plugin through it:
 //
 //   - what was loaded: descriptor(), plugin_path(), ops_size() and the
-//     kind's vtable (backend_ops(), journal_ops());
+//     kind's vtable (backend_ops(), journal_ops(), placement_ops());
 //   - where to put things: scratch_dir(), ScratchDir for a private subdir;
 //   - how to open things: plugin_options() (validated against the plugin's
 //     option specs, defaults filled, exactly as the host hands them over),
-//     InstanceArgs, and the fresh-instance helpers FreshStore / FreshJournal;
+//     InstanceArgs, and the fresh-instance helpers FreshStore / FreshJournal /
+//     FreshPlacement (over a CPlacementMap built from an sdk::PlacementMap);
 //   - small C++ wrappers that make calling the C vtables pleasant:
 //     TxnBuilder (strata_op arrays), read-to-string, list-to-vector.
 //
@@ -39,8 +40,11 @@
 #include <utility>
 #include <vector>
 
+#include "printers.h"
+#include "strata/cpp/placement.hpp"
 #include "strata/journal.h"
 #include "strata/objectstore.h"
+#include "strata/placement.h"
 #include "strata/plugin.h"
 
 namespace strata::conformance {
@@ -58,6 +62,7 @@ uint32_t ops_size();
 // which happens only when a test of the other kind is named explicitly.
 const strata_objectstore_ops &backend_ops();
 const strata_journal_ops &journal_ops();
+const strata_placement_ops &placement_ops();
 
 // The --dir directory (or a temporary one the kit made and removes at exit).
 const std::string &scratch_dir();
@@ -90,8 +95,8 @@ class CallFailed : public std::runtime_error {
   int64_t code_;
 };
 
-// "ENOENT" for -ENOENT or ENOENT; the number for unknown values.
-std::string errno_name(int64_t code);
+// errno_name(), describe_rc() and Errno, for checks of return codes that
+// print by name: printers.h.
 
 // ---------------------------------------------------------------------------
 // Test data.
@@ -336,6 +341,87 @@ class FreshJournal {
   ScratchDir dir_;
   InstanceArgs args_;
   strata_journal *j_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Placement.
+
+// Type ids of the maps test_cluster() builds.
+constexpr uint32_t kTypeDevice = 0, kTypeHost = 1, kTypeRack = 2, kTypeRoot = 3;
+// Rule ids of test_cluster(): replicas on distinct hosts, on distinct racks,
+// and on any distinct devices.
+constexpr uint32_t kRuleHosts = 0, kRuleRacks = 1, kRuleDevices = 2;
+// Id of test_cluster()'s root bucket.
+constexpr int32_t kRootBucket = -1;
+
+// A map of `racks` racks of `hosts_per_rack` hosts of `devices_per_host`
+// devices, every device of weight 1.0 and in, device ids 0.. in order
+// (host h of rack r holds the devices of index (r * hosts + h) * devices + i),
+// with the rules kRuleHosts, kRuleRacks and kRuleDevices. Change it freely:
+// bucket weights are recomputed by with_weights_summed().
+sdk::PlacementMap test_cluster(int racks, int hosts_per_rack, int devices_per_host);
+// The map with every bucket's item weights set to the sum of its children.
+sdk::PlacementMap with_weights_summed(sdk::PlacementMap map);
+// The bucket that directly holds `item`, or 0 when none does.
+int32_t parent_of(const sdk::PlacementMap &map, int32_t item);
+// The ancestor of `item` of type `type` (item itself when of that type).
+int32_t ancestor_of(const sdk::PlacementMap &map, int32_t item, uint32_t type);
+
+// The C view of an sdk::PlacementMap, as the host hands it to create().
+// Owns every array it points to. `extra_element_bytes` pads every element
+// with that many bytes (of 0xA5) past the ABI 1.1 layout, as a host of a
+// later minor would send them.
+class CPlacementMap {
+ public:
+  explicit CPlacementMap(const sdk::PlacementMap &map, uint32_t extra_element_bytes = 0);
+  CPlacementMap(const CPlacementMap &) = delete;
+  CPlacementMap &operator=(const CPlacementMap &) = delete;
+  strata_placement_map *get() { return &map_; }
+  // Overwrites every array (and the names) with garbage: what create() was
+  // given must not be read afterwards.
+  void scribble();
+
+ private:
+  template <class T>
+  const T *pack(const std::vector<T> &items, uint32_t *element_size);
+  uint32_t extra_;
+  std::deque<std::string> strings_;
+  std::deque<std::vector<char>> arrays_;
+  std::vector<const char *> class_names_;
+  strata_placement_map map_{};
+};
+
+// The result of create(): rc, the handle (NULL on failure) and err.msg.
+struct CreateResult {
+  int rc;
+  strata_placement *handle;
+  std::string message;
+};
+CreateResult create_placement_rc(const strata_placement_map *map, const strata_host_services *host);
+
+// The capability bits of a created instance.
+uint64_t placement_caps(const strata_placement *p);
+
+// A placement instance of the plugin under test over `map`, destroyed with
+// the object. create() failing throws CallFailed.
+class FreshPlacement {
+ public:
+  explicit FreshPlacement(const sdk::PlacementMap &map);
+  explicit FreshPlacement(CPlacementMap &map);
+  ~FreshPlacement();
+  FreshPlacement(const FreshPlacement &) = delete;
+  FreshPlacement &operator=(const FreshPlacement &) = delete;
+
+  strata_placement *handle() const { return p_; }
+  uint64_t caps() const { return placement_caps(p_); }
+  // The devices of input x; CallFailed on a negative answer.
+  std::vector<int32_t> map(uint32_t rule, uint32_t x, uint32_t num_rep) const;
+  // The raw call into a buffer of `cap` elements: the count or -errno.
+  int map_rc(uint32_t rule, uint32_t x, uint32_t num_rep, int32_t *out, uint32_t cap) const;
+
+ private:
+  void create(const strata_placement_map *map);
+  strata_placement *p_ = nullptr;
 };
 
 }  // namespace strata::conformance

@@ -8,6 +8,7 @@
 #include "kit.h"
 #include "strata/journal.h"
 #include "strata/objectstore.h"
+#include "strata/placement.h"
 
 namespace strata::conformance {
 
@@ -69,6 +70,13 @@ const strata_journal_ops &journal_ops() {
     throw std::runtime_error("this test is for journal plugins; " + plugin_path() + " is a " +
                              host::kind_name(state().plugin.kind()) + " plugin");
   return *state().plugin.ops<strata_journal_ops>();
+}
+
+const strata_placement_ops &placement_ops() {
+  if (state().plugin.kind() != STRATA_KIND_PLACEMENT)
+    throw std::runtime_error("this test is for placement plugins; " + plugin_path() + " is a " +
+                             host::kind_name(state().plugin.kind()) + " plugin");
+  return *state().plugin.ops<strata_placement_ops>();
 }
 
 const std::string &scratch_dir() { return state().scratch_dir; }

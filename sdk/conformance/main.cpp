@@ -1,5 +1,6 @@
 // strata-conformance: loads one plugin with the host's loader and runs the
-// Catch2 suite of its kind against it. See kUsage (cli.cpp).
+// Catch2 suite of its kind against it. See kUsage (cli.cpp) for the
+// command line and exit_codes.h for what the exit status means.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -9,15 +10,14 @@
 #include <vector>
 
 #include "cli.h"
+#include "common/json.h"
+#include "exit_codes.h"
 #include "isolated_run.h"
 #include "kit_state.h"
 
 namespace sc = strata::conformance;
 
 namespace {
-
-// The kit's own refusals exit with 2, distinct from Catch2's failure count.
-constexpr int kUsageError = 2;
 
 void log_to_kit(void *ctx, int level, const char *msg) {
   static_cast<sc::HostLog *>(ctx)->add(level, msg);
@@ -52,6 +52,26 @@ bool prepare_scratch(const std::string &given, sc::KitState &state, std::string 
   return true;
 }
 
+// The one document --format json prints on stdout for a run that got as far
+// as loading the plugin.
+strata::json::Value report_head(const sc::CommandLine &cl, const char *result, int exit_code) {
+  return strata::json::Object{{"kit", sc::version_line()},
+                              {"kind", cl.kind},
+                              {"plugin", cl.plugin},
+                              {"result", result},
+                              {"exit_code", exit_code}};
+}
+
+int refuse_plugin(const sc::CommandLine &cl, const std::string &message) {
+  std::fprintf(stderr, "strata-conformance: %s\n", message.c_str());
+  if (cl.format == "json") {
+    strata::json::Value doc = report_head(cl, "refused", sc::kExitPluginRefused);
+    doc.set("message", message);
+    std::printf("%s\n", doc.dump().c_str());
+  }
+  return sc::kExitPluginRefused;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -59,18 +79,24 @@ int main(int argc, char **argv) {
   std::optional<sc::CommandLine> cl = sc::parse_command_line(argc, argv, &error);
   if (!cl) {
     std::fprintf(stderr, "strata-conformance: %s\n%s", error.c_str(), sc::kUsage);
-    return kUsageError;
+    return sc::kExitUsageError;
+  }
+  if (cl->version) {
+    std::printf("%s\n", sc::version_line().c_str());
+    return sc::kExitPassed;
+  }
+  if (cl->help) {
+    // The kit's usage, then Catch2's own options (it prints them below).
+    std::fputs(sc::kUsage, stdout);
+    std::fputs("\nCatch2 options:\n", stdout);
   }
 
   Catch::Session session;
   std::vector<const char *> catch_argv = {argv[0]};
   for (const std::string &a : cl->catch_args) catch_argv.push_back(a.c_str());
-  bool wants_help = false;
-  for (const std::string &a : cl->catch_args)
-    wants_help = wants_help || a == "-h" || a == "-?" || a == "--help";
-  if (wants_help) std::fputs(sc::kUsage, stdout);
-  if (int rc = session.applyCommandLine(static_cast<int>(catch_argv.size()), catch_argv.data()))
-    return rc;
+  if (session.applyCommandLine(static_cast<int>(catch_argv.size()), catch_argv.data()) != 0)
+    return sc::kExitUsageError;  // Catch2 said what it did not understand
+  if (cl->help) return session.run() == 0 ? sc::kExitPassed : sc::kExitUsageError;
 
   // Only the chosen kind's tests run, also when tests are named explicitly.
   Catch::ConfigData &data = session.configData();
@@ -82,29 +108,28 @@ int main(int argc, char **argv) {
       for (std::string &spec : data.testsOrTags) spec = sc::restrict_to_tag(spec, tag);
   }
   // Listing needs no plugin, so ctest's test discovery works at build time.
-  if (is_listing(data) && cl->plugin.empty()) return session.run();
+  if (is_listing(data) && cl->plugin.empty())
+    return session.run() == 0 ? sc::kExitPassed : sc::kExitUsageError;
   // A test name that matches nothing (renamed, or of the other kind) must
   // not pass silently.
   data.warnings = static_cast<Catch::WarnAbout::What>(data.warnings | Catch::WarnAbout::NoTests);
 
   if (cl->kind.empty() || cl->plugin.empty()) {
     std::fprintf(stderr, "strata-conformance: --kind and --plugin are required\n%s", sc::kUsage);
-    return kUsageError;
+    return sc::kExitUsageError;
   }
 
   sc::KitState state;
   state.kind = cl->kind;
   strata::Result<strata::host::Plugin> loaded =
       strata::host::load_plugin(cl->plugin, strata::host::kind_from_name(cl->kind));
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "strata-conformance: %s\n", loaded.status().message().c_str());
-    return kUsageError;
-  }
+  if (!loaded.ok()) return refuse_plugin(*cl, loaded.status().message());
   state.plugin = loaded.value();
-  if (!sc::resolve_options(state.plugin.descriptor(), cl->options, state, &error) ||
-      !prepare_scratch(cl->dir, state, &error)) {
+  if (!sc::resolve_options(state.plugin.descriptor(), cl->options, state, &error))
+    return refuse_plugin(*cl, error);
+  if (!prepare_scratch(cl->dir, state, &error)) {
     std::fprintf(stderr, "strata-conformance: %s\n", error.c_str());
-    return kUsageError;
+    return sc::kExitUsageError;
   }
   state.services.struct_size = sizeof state.services;
   state.services.ctx = &state.log;
@@ -113,7 +138,6 @@ int main(int argc, char **argv) {
 
   // Listing runs no plugin code; everything else runs case by case in
   // children, so that a plugin that crashes fails one case, not the kit.
-  int failed = 0;
   std::vector<std::string> names;
   if (!is_listing(data)) {
     Catch::Config &config = session.config();
@@ -121,11 +145,16 @@ int main(int argc, char **argv) {
          Catch::filterTests(Catch::getAllTestCasesSorted(config), config.testSpec(), config))
       names.push_back(tc.name);
   }
-  if (names.empty()) {
-    failed = session.run();  // listing, or nothing matched (Catch2 says so)
+  int rc = sc::kExitPassed;
+  if (is_listing(data)) {
+    rc = session.run() == 0 ? sc::kExitPassed : sc::kExitUsageError;
+  } else if (names.empty()) {
+    session.run();  // Catch2 says that nothing matched
+    rc = sc::kExitUsageError;
   } else {
+    const bool json = cl->format == "json";
     Catch::ConfigData base = session.configData();
-    failed = sc::run_each_case_in_child(
+    std::vector<sc::CaseResult> results = sc::run_each_case_in_child(
         names,
         [&](const std::string &name) {
           Catch::ConfigData one = base;
@@ -133,7 +162,17 @@ int main(int argc, char **argv) {
           session.useConfigData(one);
           return session.run();
         },
-        base.abortAfter);
+        base.abortAfter, json ? stderr : stdout, json);
+    bool passed = sc::count_outcome(results, sc::Outcome::kPassed) == names.size();
+    rc = passed ? sc::kExitPassed : sc::kExitCasesFailed;
+    if (json) {
+      strata::json::Value doc = report_head(*cl, passed ? "passed" : "failed", rc);
+      strata::json::Value summary = sc::json_summary(results, names.size());
+      for (const auto &[key, value] : summary.as_object()) doc.set(key, value);
+      std::printf("%s\n", doc.dump().c_str());
+    } else {
+      sc::print_text_summary(stdout, results, names.size());
+    }
   }
 
   sc::install(nullptr);
@@ -141,5 +180,5 @@ int main(int argc, char **argv) {
     std::error_code ec;
     std::filesystem::remove_all(state.scratch_dir, ec);
   }
-  return failed;
+  return rc;
 }

@@ -15,6 +15,9 @@ case "${1:-}" in
     rm -rf "$out"
     mkdir -p "$out"
     cmake --install "$build_tree" --prefix "$out/prefix" --component sdk >"$out/install.log"
+    # The kit's README comes with the kit.
+    [ -s "$out/prefix/share/doc/strata-conformance/README.md" ] ||
+      { echo "the SDK install lacks share/doc/strata-conformance/README.md" >&2; exit 1; }
     # No cache from the main build leaks in: a fresh configure that only
     # knows the prefix.
     cmake -S "$example" -B "$out/build" -G Ninja -DCMAKE_PREFIX_PATH="$out/prefix" \
