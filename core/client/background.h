@@ -7,13 +7,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include "common/work_queue.h"
 
 namespace strata::client {
 
@@ -24,19 +24,18 @@ class Background {
   Background(const Background &) = delete;
   Background &operator=(const Background &) = delete;
 
-  void start();
+  void start() { worker_.start(); }
   // Runs fn on the worker thread, after the tasks posted before it.
   // Dropped after stop().
-  void post(std::function<void()> fn);
+  void post(std::function<void()> fn) { worker_.post(std::move(fn)); }
   // Runs fn on a new thread; stop() joins it. Dropped after stop().
   void spawn(std::function<void()> fn);
   // Stops the worker (pending tasks are dropped) and joins every thread.
   // Idempotent. Must not be called from one of these threads.
   void stop();
-  bool stopping() const { return stopping_.load(); }
 
  private:
-  void run();
+  // REQUIRES: mu_ held. Joins the spawned threads that have finished.
   void reap_locked();
 
   struct Spawned {
@@ -44,15 +43,12 @@ class Background {
     std::shared_ptr<std::atomic<bool>> done;
   };
 
-  const std::chrono::milliseconds tick_interval_;
-  std::function<void()> on_tick_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  std::list<Spawned> spawned_;
-  std::thread worker_;
-  std::atomic<bool> stopping_{false};
-  bool started_ = false;
+  std::list<Spawned> spawned_;  // GUARDED_BY(mu_)
+  bool stopping_ = false;       // GUARDED_BY(mu_)
+  // Declared last: stopped first on destruction, while what its tick uses
+  // still exists.
+  WorkQueue worker_;
 };
 
 }  // namespace strata::client

@@ -1,6 +1,5 @@
 // OSD start-up and shutdown, and the services PGs get from the daemon.
 #include "osd/osd_daemon.h"
-#include "common/thread_name.h"
 
 #include <unistd.h>
 
@@ -17,8 +16,15 @@ constexpr std::string_view kMapKey = "map";
 
 OsdDaemon::OsdDaemon(OsdConfig cfg, store::StoreSettings settings, const host::PluginRegistry &reg,
                      Logger &log)
-    : cfg_(std::move(cfg)), settings_(settings), reg_(reg), log_(log),
-      throttle_(cfg_.recovery_max_active) {}
+    : cfg_(std::move(cfg)),
+      settings_(settings),
+      reg_(reg),
+      log_(log),
+      throttle_(cfg_.recovery_max_active),
+      control_({.name = "osd-control",
+                .tick_interval = std::chrono::milliseconds(cfg_.heartbeat_interval_ms),
+                .tick_at_start = true,
+                .on_tick = [this] { tick(); }}) {}
 
 OsdDaemon::~OsdDaemon() { stop(); }
 
@@ -45,7 +51,9 @@ Status OsdDaemon::start() {
   if (Status s = load_superblock(); !s.ok()) return s;
   if (Status s = load_pgs(); !s.ok()) return s;
 
-  stage_pool_ = std::make_unique<StagePool>(cfg_.stage_threads);
+  stage_pool_ = std::make_unique<WorkQueue>(WorkQueue::Options{
+      .name = "osd-stage", .threads = cfg_.stage_threads, .on_stop = WorkQueue::OnStop::kDrain});
+  stage_pool_->start();
   msg::MessengerOptions mo;
   mo.io_threads = 2;
   messenger_ = std::make_unique<msg::Messenger>(
@@ -79,11 +87,8 @@ Status OsdDaemon::start() {
   // they were in when it stopped is closed properly by the next one.
   if (MapRef m = current_map()) advance_shards(m);
 
-  control_ = std::thread([this] {
-    name_this_thread("osd-control");
-    control_loop();
-  });
-  mon_ = std::make_unique<MonClient>(
+  control_.start();
+  mon_ = std::make_unique<MonSession>(
       *messenger_, log_, cfg_.mon_addr, [this] { return on_mon_connect(); },
       msg::SessionKeepalive(std::chrono::milliseconds(cfg_.mon_keepalive_interval_ms),
                             std::chrono::milliseconds(cfg_.mon_keepalive_timeout_ms)));
@@ -97,12 +102,7 @@ Status OsdDaemon::start() {
 Status OsdDaemon::stop() {
   if (!store_) return Status::OK();
   if (mon_) mon_->stop();
-  {
-    std::lock_guard lk(control_mu_);
-    control_stop_ = true;
-  }
-  control_cv_.notify_all();
-  if (control_.joinable()) control_.join();
+  control_.stop();
   if (messenger_) messenger_->stop();
   if (links_) links_->stop();
   if (stage_pool_) stage_pool_->stop();  // its last deliveries go to the shards
@@ -271,16 +271,6 @@ void OsdDaemon::fatal(const Status &st) {
 bool OsdDaemon::failsafe_full() {
   auto space = store_->space();
   return space.ok() && store::used_ratio(*space) >= cfg_.failsafe_full_ratio;
-}
-
-void OsdDaemon::track_write(const WriteRef &w) {
-  std::lock_guard lk(writes_mu_);
-  writes_[w->rep_tid] = w;
-}
-
-void OsdDaemon::untrack_write(uint64_t rep_tid) {
-  std::lock_guard lk(writes_mu_);
-  writes_.erase(rep_tid);
 }
 
 void OsdDaemon::publish_stat(const PgStatSnap &s) {

@@ -10,30 +10,27 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "cluster/cluster_map.h"
+#include "common/work_queue.h"
 #include "host/plugin_loader.h"
 #include "msg/keyring.h"
 #include "msg/messenger.h"
 #include "osd/conn_order.h"
 #include "osd/heartbeat.h"
-#include "osd/mon_client.h"
+#include "osd/mon_session.h"
 #include "osd/osd_config.h"
 #include "osd/osd_shard.h"
 #include "osd/peer_fullness.h"
 #include "osd/peer_links.h"
 #include "osd/pg_host.h"
-#include "osd/stage_pool.h"
 #include "store/store.h"
 
 namespace strata::osd {
@@ -74,8 +71,8 @@ class OsdDaemon final : public PgHost {
   // "not primary, retry" for an epoch the client already has.
   void drop_forgotten_pgs(OsdShard &shard);
   uint64_t new_rep_tid() override { return next_rep_tid_.fetch_add(1); }
-  void track_write(const WriteRef &w) override;
-  void untrack_write(uint64_t rep_tid) override;
+  void track_write(const WriteRef &w) override { writes_.track(w); }
+  void untrack_write(uint64_t rep_tid) override { writes_.untrack(rep_tid); }
   bool failsafe_full() override;
   bool peer_failsafe_full(int32_t osd) const override { return peer_fullness_.failsafe_full(osd); }
 
@@ -93,9 +90,9 @@ class OsdDaemon final : public PgHost {
   void on_close(const msg::ConnectionRef &conn, const std::string &reason);
   void on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m);
   void on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Message &m);
-  // Large writes are staged on the StagePool before their op or RepOp goes
+  // Large writes are staged on the stage pool before their op or RepOp goes
   // to its shard; ConnOrder keeps each connection's messages in order.
-  // Runs stage() on the StagePool, then deliver() in conn's message order.
+  // Runs stage() on the stage pool, then deliver() in conn's message order.
   void stage_then_deliver(const msg::ConnectionRef &conn, std::function<void()> stage,
                           std::function<void()> deliver);
   // An event for the shard of `pg` that runs fn if that PG (of that
@@ -111,8 +108,6 @@ class OsdDaemon final : public PgHost {
   std::optional<std::string> secret_of(const std::string &entity);
 
   // osd_maps.cpp: maps, control thread
-  void post_control(std::function<void()> fn);
-  void control_loop();
   void tick();
   void handle_map_update(const msg::Message &m);
   void handle_auth_update(const msg::Message &m);
@@ -139,9 +134,15 @@ class OsdDaemon final : public PgHost {
   std::unique_ptr<msg::Messenger> messenger_;
   std::string bound_addr_;
   std::unique_ptr<PeerLinks> links_;
-  std::unique_ptr<MonClient> mon_;
+  std::unique_ptr<MonSession> mon_;
   std::vector<std::unique_ptr<OsdShard>> shards_;
-  std::unique_ptr<StagePool> stage_pool_;
+  // Threads that stage large writes (Store::stage: an O_DIRECT write and
+  // fdatasync of the data) as messages arrive, before their ops reach a PG.
+  // Staging on the PG's shard thread would stop every other PG on that
+  // shard for the duration of a disk write; here several stage in parallel
+  // and the shard only binds the finished stage to the transaction. Drains
+  // on stop: its last deliveries go to the shards.
+  std::unique_ptr<WorkQueue> stage_pool_;
   ConnOrder order_;
   RecoveryThrottle throttle_;
   HeartbeatTracker heartbeats_;
@@ -156,19 +157,16 @@ class OsdDaemon final : public PgHost {
   std::chrono::steady_clock::time_point last_boot_;
 
   std::atomic<uint64_t> next_rep_tid_{1};
-  std::mutex writes_mu_;
-  std::unordered_map<uint64_t, WriteRef> writes_;  // by rep tid; GUARDED_BY(writes_mu_)
+  RepWriteTable writes_;
 
   PeerFullness peer_fullness_;
 
   std::mutex stats_mu_;
   std::map<PgId, PgStatSnap> stats_;  // PGs this OSD is primary for; GUARDED_BY(stats_mu_)
 
-  std::mutex control_mu_;
-  std::condition_variable control_cv_;
-  std::deque<std::function<void()>> control_q_;  // GUARDED_BY(control_mu_)
-  bool control_stop_ = false;
-  std::thread control_;
+  // The control thread: map and auth updates in arrival order, and tick()
+  // every heartbeat_interval_ms (the first one at start).
+  WorkQueue control_;
   bool started_ = false;
 };
 

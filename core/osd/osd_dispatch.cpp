@@ -91,7 +91,7 @@ void OsdDaemon::on_message(const msg::ConnectionRef &conn, msg::Message &&m) {
       if (!mon_ || !mon_->is_mon(conn)) return;
       mon_->on_rx(conn);
       auto held = std::make_shared<msg::Message>(std::move(m));
-      post_control([this, held] {
+      control_.post([this, held] {
         if (held->type == msg::kMsgMapUpdate) handle_map_update(*held);
         else handle_auth_update(*held);
       });
@@ -270,29 +270,25 @@ void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Messa
     conn->close(st.message());
     return;
   }
-  WriteRef w;
-  {
-    std::lock_guard lk(writes_mu_);
-    auto it = writes_.find(tid);
-    if (it == writes_.end()) return;  // settled or abandoned
-    w = it->second;
-  }
-  if (rc != 0) {
-    // The replica could not persist it: it stops itself, the map changes
-    // and peering settles the write.
-    log_.error("osd", "pg " + pg_str(w->pgid) + ": osd." + std::to_string(from) +
-                          " failed a replicated write: rc " + std::to_string(rc));
-    return;
-  }
-  auto pos = std::find(w->replicas.begin(), w->replicas.end(), from);
-  if (pos == w->replicas.end()) return;
-  uint32_t bit = 1u << (pos - w->replicas.begin());
-  if (w->acked.fetch_or(bit) & bit) return;  // counted already
-  if (--w->pending == 0) {
-    Pg::finish_write(*this, w);
-    // On this messenger thread if the shard is idle (see run_or_post).
-    shard_for(w->pgid).run_or_post(
-        for_pg(w->pgid, w->generation, [tid](Pg &p) { p.write_settled(tid); }));
+  WriteRef w = writes_.find(tid);
+  if (!w) return;  // settled or abandoned
+  switch (w->acks.replica(from, rc)) {
+    case CopyAcks::Ack::kFailed:
+      // The replica could not persist it: it stops itself, the map changes
+      // and peering settles the write.
+      log_.error("osd", "pg " + pg_str(w->pgid) + ": osd." + std::to_string(from) +
+                            " failed a replicated write: rc " + std::to_string(rc));
+      return;
+    case CopyAcks::Ack::kLast:
+      send_write_reply(*this, *w);
+      // On this messenger thread if the shard is idle (see run_or_post).
+      shard_for(w->pgid).run_or_post(
+          for_pg(w->pgid, w->generation, [tid](Pg &p) { p.write_settled(tid); }));
+      return;
+    case CopyAcks::Ack::kCounted:
+    case CopyAcks::Ack::kDuplicate:
+    case CopyAcks::Ack::kUnknownReplica:
+      return;
   }
 }
 

@@ -15,40 +15,6 @@ namespace {
 constexpr size_t kMapHistory = 500;
 }  // namespace
 
-void OsdDaemon::post_control(std::function<void()> fn) {
-  {
-    std::lock_guard lk(control_mu_);
-    if (control_stop_) return;
-    control_q_.push_back(std::move(fn));
-  }
-  control_cv_.notify_all();
-}
-
-void OsdDaemon::control_loop() {
-  auto interval = std::chrono::milliseconds(cfg_.heartbeat_interval_ms);
-  auto next_tick = std::chrono::steady_clock::now();
-  std::unique_lock lk(control_mu_);
-  while (!control_stop_) {
-    if (!control_q_.empty()) {
-      auto fn = std::move(control_q_.front());
-      control_q_.pop_front();
-      lk.unlock();
-      fn();
-      lk.lock();
-      continue;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (now >= next_tick) {
-      next_tick = now + interval;
-      lk.unlock();
-      tick();
-      lk.lock();
-      continue;
-    }
-    control_cv_.wait_until(lk, next_tick);
-  }
-}
-
 void OsdDaemon::tick() {
   auto now = HeartbeatTracker::Clock::now();
   MapRef m = current_map();

@@ -4,38 +4,37 @@
 // parallel on different shards (osd_op_threads).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <thread>
+#include <string>
 #include <utility>
 
+#include "common/work_queue.h"
 #include "osd/pg.h"
 
 namespace strata::osd {
 
 class OsdShard {
  public:
-  explicit OsdShard(int index) : index_(index) {}
-  ~OsdShard() { stop(); }
+  explicit OsdShard(int index)
+      : index_(index), queue_({.name = "osd-shard-" + std::to_string(index)}) {}
   OsdShard(const OsdShard &) = delete;
   OsdShard &operator=(const OsdShard &) = delete;
 
-  void start();
+  void start() { queue_.start(); }
   // Finishes the event running now and stops; later posts are dropped.
-  void stop();
+  void stop() { queue_.stop(); }
   // Thread-safe; runs fn on the shard thread.
-  void post(std::function<void()> fn);
+  void post(std::function<void()> fn) { queue_.post(std::move(fn)); }
   // Runs fn on the calling thread when the shard is idle (nothing queued,
   // no event running), else posts it. A messenger thread delivering a
   // message this way saves waking the shard thread, which on this kind of
   // VM (halted vCPUs are slow to wake) is a large part of a small op's
   // latency. Events still run one at a time and in order.
-  void run_or_post(std::function<void()> fn);
+  void run_or_post(std::function<void()> fn) { queue_.run_or_post(std::move(fn)); }
   int index() const { return index_; }
 
   // --- owned by the shard thread (or by start-up code before start()) ---
@@ -51,14 +50,10 @@ class OsdShard {
   uint64_t next_generation = 1;
 
  private:
-  void loop();
   const int index_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;  // GUARDED_BY(mu_)
-  bool running_ = false, stopping_ = false;  // GUARDED_BY(mu_)
-  bool busy_ = false;                        // an event runs (here or on a caller); GUARDED_BY(mu_)
-  std::thread thread_;
+  // Declared last: destroyed (stopped and joined) first, while the PGs its
+  // events touch still exist.
+  WorkQueue queue_;
 };
 
 }  // namespace strata::osd

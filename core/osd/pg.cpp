@@ -163,7 +163,7 @@ void Pg::reset_primary_state() {
   // PG log answers those that did get logged.
   for (auto &[tid, w] : in_flight_) {
     host_.untrack_write(tid);
-    if (!w->done.exchange(true)) {
+    if (w->claim()) {
       ClientOpRef op = std::static_pointer_cast<ClientOp>(w->op);
       requeue.push_back([this, op] { do_op(op); });
     }

@@ -17,8 +17,8 @@
 // durable. Resent writes are answered from the log (exactly once).
 //
 // Threading: every method runs on the PG's shard thread, except what the
-// store callbacks do through PgHost::post_to_pg and the atomic counters of
-// InFlightWrite.
+// store callbacks do through PgHost::post_to_pg and the acknowledgement
+// counting of RepWrite (rep_write.h).
 #pragma once
 
 #include <atomic>
@@ -82,8 +82,6 @@ class Pg {
 
   // A local transaction this PG queued became durable (posted back).
   void local_done();
-  // The write's last copy is durable: send its reply (any thread).
-  static void finish_write(PgHost &host, const WriteRef &w);
   // A write finished (replied): release its object (shard thread).
   void write_settled(uint64_t rep_tid);
 

@@ -17,6 +17,7 @@
 #include "msg/messenger.h"
 #include "msg/wire_codec.h"
 #include "osd/osd_config.h"
+#include "osd/rep_write.h"
 #include "osd/types.h"
 #include "store/store.h"
 
@@ -63,25 +64,6 @@ class RecoveryThrottle {
   const int max_;
   std::atomic<int> active_{0};
 };
-
-// A client write in flight on its primary. Its local commit (a store
-// thread) and each replica's ack (a messenger thread) count `pending`
-// down; whoever reaches zero sends the prepared reply at once, without a
-// detour through the PG's shard, and tells the shard afterwards.
-struct InFlightWrite {
-  std::atomic<int> pending{0};
-  std::atomic<bool> done{false};   // replied, or abandoned by an interval change
-  std::atomic<uint32_t> acked{0};  // bit i: replicas[i] acknowledged
-  PgId pgid;
-  uint64_t generation = 0;         // of the PG instance
-  uint64_t rep_tid = 0;            // unique in this OSD run
-  std::vector<int32_t> replicas;
-  msg::ConnectionRef conn;
-  msg::Message reply;
-  std::shared_ptr<void> op;        // the ClientOp, to run it again if abandoned
-  std::string oid;
-};
-using WriteRef = std::shared_ptr<InFlightWrite>;
 
 // What a PG reports for `strata status` (through OsdStats).
 struct PgStatSnap {

@@ -2,9 +2,6 @@
 // reads, writes as one store transaction sent to every acting replica in
 // parallel, acknowledgement when every copy is durable, exactly-once
 // answers for resent writes, object listing.
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "osd/encoding.h"
@@ -140,7 +137,10 @@ void Pg::do_write(const ClientOpRef &op) {
   }
   LogEntry e{v, op->oid, out.log_op, op->reqid, 0, noi.mtime_ns};
 
-  auto w = std::make_shared<InFlightWrite>();
+  std::vector<int32_t> others;
+  for (int32_t o : acting_)
+    if (o != host_.whoami()) others.push_back(o);
+  auto w = std::make_shared<RepWrite>(std::move(others));
   w->pgid = pgid_;
   w->generation = generation_;
   w->rep_tid = host_.new_rep_tid();
@@ -149,10 +149,7 @@ void Pg::do_write(const ClientOpRef &op) {
   w->conn = op->conn;
   w->reply = build_op_reply(op->tid, 0, v.version, std::move(out.results));
 
-  for (int32_t o : acting_)
-    if (o != host_.whoami()) w->replicas.push_back(o);
-  const std::vector<int32_t> &replicas = w->replicas;
-  w->pending = static_cast<int>(replicas.size()) + 1;
+  const std::vector<int32_t> &replicas = w->acks.replicas();
   host_.track_write(w);
 
   // The replicas get the object ops (encoded once) and log the entry
@@ -205,7 +202,7 @@ void Pg::do_write(const ClientOpRef &op) {
       return;
     }
     // The client hears back from whichever thread completes the last copy.
-    if (--w->pending == 0) finish_write(*host, w);
+    if (w->acks.local() == CopyAcks::Ack::kLast) send_write_reply(*host, *w);
     host->post_to_pg(pg, gen, [tid](Pg &p) {
       p.local_done();
       p.write_settled(tid);
@@ -241,27 +238,9 @@ void Pg::note_backfill_write(Backfill &bf, const std::string &oid) {
   if (it == bf.local.end() || *it != oid) bf.local.insert(it, oid);
 }
 
-void Pg::finish_write(PgHost &host, const WriteRef &w) {
-  if (!w->done.exchange(true) && w->conn) {
-    const std::string &kill_oid = host.config().debug_kill_before_ack_object;
-    if (!kill_oid.empty() && w->oid == kill_oid) {
-      // Fault injection: every copy is durable, the client has heard nothing.
-      host.log().error("osd", "pg " + pg_str(w->pgid) + ": write to " + w->oid +
-                                  " durable everywhere; killing myself before the ack "
-                                  "(osd_debug_kill_before_ack_object)");
-      ::kill(::getpid(), SIGKILL);
-    }
-    if (host.log().level() <= STRATA_LOG_DEBUG) {
-      auto op = std::static_pointer_cast<ClientOp>(w->op);
-      host.log().debug("osd", "op " + op->reqid.client + ":" + std::to_string(op->tid) + " acked");
-    }
-    w->conn->send(std::move(w->reply));
-  }
-}
-
 void Pg::write_settled(uint64_t rep_tid) {
   auto it = in_flight_.find(rep_tid);
-  if (it == in_flight_.end() || it->second->pending.load() != 0) return;
+  if (it == in_flight_.end() || !it->second->acks.complete()) return;
   std::string oid = it->second->oid;
   in_flight_.erase(it);
   host_.untrack_write(rep_tid);

@@ -1,9 +1,14 @@
 // The OSD's session with the monitor: keeps one connection open (reconnects
 // after a pause when it drops, or when the monitor has not answered the
 // keepalive pings for the keepalive timeout: msg/keepalive.h), and on every
-// new connection subscribes to
-// maps (with keys) and sends the messages `on_connect` builds (subscribe +
-// boot). Incoming messages arrive through the messenger's common handler.
+// new connection sends the messages `on_connect` builds (subscribe to maps
+// with keys, boot).
+//
+// Not a mon::MonClient: that one owns a messenger and keeps the map and
+// commands itself. This session rides on the OSD's own messenger (one
+// identity, one listening address), and what the monitor sends arrives
+// through the OSD's common message handler, which applies maps in its own
+// order (osd_maps.cpp).
 //
 // Threading: send() and on_close() are thread-safe; callbacks run on the
 // session thread.
@@ -22,13 +27,13 @@
 
 namespace strata::osd {
 
-class MonClient {
+class MonSession {
  public:
-  MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
+  MonSession(msg::Messenger &messenger, Logger &log, std::string mon_addr,
             std::function<std::vector<msg::Message>()> on_connect,
             msg::SessionKeepalive keepalive = {std::chrono::milliseconds(1000),
                                                std::chrono::milliseconds(5000)});
-  ~MonClient();
+  ~MonSession();
   void start();
   void stop();
 

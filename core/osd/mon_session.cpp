@@ -1,25 +1,28 @@
-#include "osd/mon_client.h"
+#include "osd/mon_session.h"
+
 #include "common/thread_name.h"
 
 namespace strata::osd {
 
-MonClient::MonClient(msg::Messenger &messenger, Logger &log, std::string mon_addr,
-                     std::function<std::vector<msg::Message>()> on_connect,
-                     msg::SessionKeepalive keepalive)
+MonSession::MonSession(msg::Messenger &messenger, Logger &log, std::string mon_addr,
+                       std::function<std::vector<msg::Message>()> on_connect,
+                       msg::SessionKeepalive keepalive)
     : messenger_(messenger),
       log_(log),
       mon_addr_(std::move(mon_addr)),
       on_connect_(std::move(on_connect)),
       keepalive_(keepalive) {}
 
-MonClient::~MonClient() { stop(); }
+MonSession::~MonSession() { stop(); }
 
-void MonClient::start() { thread_ = std::thread([this] {
-    name_this_thread("osd-mon-client");
+void MonSession::start() {
+  thread_ = std::thread([this] {
+    name_this_thread("osd-mon-session");
     loop();
-  }); }
+  });
+}
 
-void MonClient::stop() {
+void MonSession::stop() {
   msg::ConnectionRef c;
   {
     std::lock_guard lk(mu_);
@@ -31,7 +34,7 @@ void MonClient::stop() {
   if (c) c->close("OSD stopping");
 }
 
-bool MonClient::send(msg::Message m) {
+bool MonSession::send(msg::Message m) {
   msg::ConnectionRef c;
   {
     std::lock_guard lk(mu_);
@@ -40,22 +43,22 @@ bool MonClient::send(msg::Message m) {
   return c && c->send(std::move(m));
 }
 
-bool MonClient::connected() {
+bool MonSession::connected() {
   std::lock_guard lk(mu_);
   return conn_ && conn_->is_open();
 }
 
-bool MonClient::is_mon(const msg::ConnectionRef &conn) {
+bool MonSession::is_mon(const msg::ConnectionRef &conn) {
   std::lock_guard lk(mu_);
   return conn_ == conn;
 }
 
-void MonClient::on_rx(const msg::ConnectionRef &conn) {
+void MonSession::on_rx(const msg::ConnectionRef &conn) {
   std::lock_guard lk(mu_);
   if (conn_ == conn) keepalive_.on_rx(msg::SessionKeepalive::Clock::now());
 }
 
-bool MonClient::on_close(const msg::ConnectionRef &conn) {
+bool MonSession::on_close(const msg::ConnectionRef &conn) {
   {
     std::lock_guard lk(mu_);
     if (conn_ != conn) return false;
@@ -66,7 +69,7 @@ bool MonClient::on_close(const msg::ConnectionRef &conn) {
   return true;
 }
 
-void MonClient::loop() {
+void MonSession::loop() {
   bool warned = false;
   std::unique_lock lk(mu_);
   while (!stopping_) {
@@ -98,8 +101,9 @@ void MonClient::loop() {
       break;
     }
     if (!c.ok()) {
-      if (!warned) log_.warn("osd", "cannot reach the monitor at " + mon_addr_ + ": " +
-                                        c.status().ToString() + " (retrying)");
+      if (!warned)
+        log_.warn("osd", "cannot reach the monitor at " + mon_addr_ + ": " + c.status().ToString() +
+                             " (retrying)");
       warned = true;
       cv_.wait_for(lk, std::chrono::milliseconds(300));
       continue;
