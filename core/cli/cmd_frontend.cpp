@@ -85,7 +85,7 @@ class StopSignals {
 };
 
 struct SplitSets {
-  host::PluginOptions plugin;  // declared by the plugin
+  host::PluginOptions plugin;       // declared by the plugin
   std::vector<std::string> client;  // everything else, "key=value"
 };
 
@@ -135,8 +135,7 @@ Result<std::string> configured_plugin_path(const CommonOptions &o) {
 }
 
 Result<host::Plugin> find_frontend(const CommonOptions &o, const std::string &plugin) {
-  if (plugin.find('/') != std::string::npos)
-    return host::load_plugin(plugin, STRATA_KIND_FRONTEND);
+  if (plugin.find('/') != std::string::npos) return host::load_plugin(plugin, STRATA_KIND_FRONTEND);
   auto configured = configured_plugin_path(o);
   if (!configured.ok()) return configured.status();
   host::PluginRegistry registry(configured->empty() ? host::default_plugin_path()
@@ -147,40 +146,44 @@ Result<host::Plugin> find_frontend(const CommonOptions &o, const std::string &pl
 
 const char *type_name(uint32_t type) {
   switch (type) {
-    case STRATA_OPT_INT: return "int";
-    case STRATA_OPT_BOOL: return "bool";
-    case STRATA_OPT_ENUM: return "enum";
-    default: return "string";
+    case STRATA_OPT_INT:
+      return "int";
+    case STRATA_OPT_BOOL:
+      return "bool";
+    case STRATA_OPT_ENUM:
+      return "enum";
+    default:
+      return "string";
   }
 }
 
 void print_plugin_options(const host::Plugin &p) {
   const strata_plugin_descriptor &d = p.descriptor();
-  std::printf("\noptions of frontend plugin '%s' %s (%s):\n", p.name().c_str(),
-              p.version().c_str(), p.path().c_str());
+  std::printf("\noptions of frontend plugin '%s' %s (%s):\n", p.name().c_str(), p.version().c_str(),
+              p.path().c_str());
   if (d.n_options == 0) std::printf("  (none)\n");
   for (size_t i = 0; i < d.n_options; ++i) {
     const strata_option_spec &s = d.options[i];
     if (!s.name) continue;
-    std::string type = s.type == STRATA_OPT_ENUM && s.enum_values ? s.enum_values
-                                                                  : type_name(s.type);
+    std::string type =
+        s.type == STRATA_OPT_ENUM && s.enum_values ? s.enum_values : type_name(s.type);
     std::printf("  %-20s %s, default '%s'%s%s\n", s.name, type.c_str(),
-                s.default_value ? s.default_value : "", s.help ? ": " : "",
-                s.help ? s.help : "");
+                s.default_value ? s.default_value : "", s.help ? ": " : "", s.help ? s.help : "");
   }
 }
 
 // SIGUSR1: the status and the metrics, on stdout.
 void report_status(const host::FrontendInstance &fe, OutputFormat format, Logger &log) {
   bool json = format != OutputFormat::kPlain;
-  auto status =
-      fe.status(json ? STRATA_FRONTEND_STATUS_JSON : STRATA_FRONTEND_STATUS_LINE);
+  auto status = fe.status(json ? STRATA_FRONTEND_STATUS_JSON : STRATA_FRONTEND_STATUS_LINE);
   auto metrics = fe.metrics();
   if (!status.ok()) log.warn("frontend " + fe.name(), status.status().ToString());
   if (!metrics.ok()) log.warn("frontend " + fe.name(), metrics.status().ToString());
   if (status.ok()) {
-    if (json) print_json(*status, format);
-    else std::printf("status: %s\n", status->c_str());
+    if (json)
+      print_json(*status, format);
+    else
+      std::printf("status: %s\n", status->c_str());
   }
   if (metrics.ok()) std::fwrite(metrics->data(), 1, metrics->size(), stdout);
   std::fflush(stdout);
@@ -188,8 +191,8 @@ void report_status(const host::FrontendInstance &fe, OutputFormat format, Logger
 
 // Waits for a stop signal or the plugin's stop request, answering SIGUSR1
 // meanwhile. Returns the signal, or 0 for the plugin's request.
-int wait_for_stop(const StopSignals &signals, const host::FrontendInstance &fe,
-                  OutputFormat format, Logger &log) {
+int wait_for_stop(const StopSignals &signals, const host::FrontendInstance &fe, OutputFormat format,
+                  Logger &log) {
   for (;;) {
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {fe.stop_request_fd(), POLLIN, 0}};
     int n = ::poll(fds, 2, -1);
@@ -197,8 +200,10 @@ int wait_for_stop(const StopSignals &signals, const host::FrontendInstance &fe,
     if (fe.stop_request()) return 0;
     if (n > 0 && (fds[0].revents & POLLIN)) {
       int sig = signals.take();
-      if (sig == SIGUSR1) report_status(fe, format, log);
-      else if (sig != 0) return sig;
+      if (sig == SIGUSR1)
+        report_status(fe, format, log);
+      else if (sig != 0)
+        return sig;
     }
   }
 }
@@ -223,30 +228,30 @@ int run(const CommonOptions &o, const std::string &plugin_arg, const StopSignals
   Logger log(std::max(0, Logger::parse_level(level)));
   const std::string component = "frontend " + plugin->name();
 
-  auto fe = host::FrontendInstance::start(*plugin, cluster, client::client_api_table(), *options,
-                                          log);
+  auto fe =
+      host::FrontendInstance::start(*plugin, cluster, client::client_api_table(), *options, log);
   if (!fe.ok()) return fail(kCmd, fe.status());
   auto line = (*fe)->status(STRATA_FRONTEND_STATUS_LINE);
-  log.info(component, "started (" + plugin->path() + "): " +
-                          (line.ok() ? *line : line.status().ToString()));
+  log.info(component,
+           "started (" + plugin->path() + "): " + (line.ok() ? *line : line.status().ToString()));
 
   int sig = wait_for_stop(signals, **fe, o.format, log);
   auto request = (*fe)->stop_request();
   line = (*fe)->status(STRATA_FRONTEND_STATUS_LINE);
   if (sig != 0)
-    log.info(component, std::string("stopping on SIG") + sigabbrev_np(sig) + "; last status: " +
-                            (line.ok() ? *line : line.status().ToString()));
+    log.info(component, std::string("stopping on SIG") + sigabbrev_np(sig) +
+                            "; last status: " + (line.ok() ? *line : line.status().ToString()));
   else
-    log.info(component, "stopping at the plugin's request (" +
-                            (request->reason.empty() ? std::string("no reason given")
-                                                     : request->reason) +
-                            ")");
+    log.info(component,
+             "stopping at the plugin's request (" +
+                 (request->reason.empty() ? std::string("no reason given") : request->reason) +
+                 ")");
   Status stopped = (*fe)->stop();
   if (!stopped.ok()) return fail(kCmd, stopped);
   log.info(component, "stopped");
   if (sig == 0 && request->result != 0)
-    return fail(kCmd, Status::Error(request->result, "frontend " + plugin->name() + " failed: " +
-                                                         request->reason));
+    return fail(kCmd, Status::Error(request->result,
+                                    "frontend " + plugin->name() + " failed: " + request->reason));
   return 0;
 }
 
@@ -269,7 +274,8 @@ int cmd_frontend(std::vector<std::string> args) {
   if (!plugin.ok()) return usage_error(kCmd, plugin.status().message(), kUsage);
   auto rest = list.positional();
   if (!rest.ok()) return usage_error(kCmd, rest.status().message(), kUsage);
-  if (!rest->empty()) return usage_error(kCmd, "unexpected argument '" + rest->front() + "'", kUsage);
+  if (!rest->empty())
+    return usage_error(kCmd, "unexpected argument '" + rest->front() + "'", kUsage);
 
   if (common->help) {
     print_usage(stdout);
@@ -277,9 +283,11 @@ int cmd_frontend(std::vector<std::string> args) {
     // fails on a config problem).
     if (*plugin) {
       auto p = find_frontend(*common, **plugin);
-      if (p.ok()) print_plugin_options(*p);
-      else std::printf("\n(cannot list the options of '%s': %s)\n", (*plugin)->c_str(),
-                       p.status().ToString().c_str());
+      if (p.ok())
+        print_plugin_options(*p);
+      else
+        std::printf("\n(cannot list the options of '%s': %s)\n", (*plugin)->c_str(),
+                    p.status().ToString().c_str());
     }
     return 0;
   }

@@ -109,8 +109,8 @@ Result<PluginOptions> resolve_plugin_options(const Plugin &p, const PluginOption
     std::string takes;
     for (size_t i = 0; i < d.n_options; ++i)
       if (d.options[i].name) takes += (takes.empty() ? "" : ", ") + std::string(d.options[i].name);
-    return Status::Error(EINVAL, "unknown option '" + key + "' for " + what + " (it takes: " +
-                                     (takes.empty() ? "no options" : takes) + ")");
+    return Status::Error(EINVAL, "unknown option '" + key + "' for " + what +
+                                     " (it takes: " + (takes.empty() ? "no options" : takes) + ")");
   }
   PluginOptions out;
   for (size_t i = 0; i < d.n_options; ++i) {
@@ -166,8 +166,8 @@ Result<std::unique_ptr<FrontendInstance>> FrontendInstance::start(const Plugin &
   if (rc < 0)
     return Status::Error(rc, "starting frontend " + p.name() + ": " + plugin_message(err));
   if (!fe)
-    return Status::Error(EPROTO, "starting frontend " + p.name() +
-                                     ": start() succeeded but returned no instance");
+    return Status::Error(
+        EPROTO, "starting frontend " + p.name() + ": start() succeeded but returned no instance");
   fi->fe_ = fe;
   fi->stopped_ = false;
   return fi;
@@ -191,9 +191,8 @@ Status FrontendInstance::stop() {
 
 Result<std::string> FrontendInstance::status(uint32_t format) const {
   if (stopped_) return Status::Error(EINVAL, "frontend " + name_ + " is not running");
-  return read_text("status of frontend " + name_, [&](char *buf, size_t len) {
-    return ops_->status(fe_, format, buf, len);
-  });
+  return read_text("status of frontend " + name_,
+                   [&](char *buf, size_t len) { return ops_->status(fe_, format, buf, len); });
 }
 
 Result<std::string> FrontendInstance::metrics() const {

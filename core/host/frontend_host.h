@@ -53,8 +53,7 @@ class FrontendInstance {
   // the plugin's message names what failed.
   static Result<std::unique_ptr<FrontendInstance>> start(const Plugin &p, strata_cluster_t cluster,
                                                          const strata_client_api *client,
-                                                         const PluginOptions &options,
-                                                         Logger &log);
+                                                         const PluginOptions &options, Logger &log);
   // Stops the instance if stop() was not called (a failure is logged).
   ~FrontendInstance();
   FrontendInstance(const FrontendInstance &) = delete;

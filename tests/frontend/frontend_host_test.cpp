@@ -1,6 +1,8 @@
 // The host side of the frontend kind without a cluster: loading and
 // refusing frontend plugins, resolving their options, and running the test
 // plugin (tests/frontend/plugins/test_frontend.c) through FrontendInstance.
+#include "host/frontend_host.h"
+
 #include <poll.h>
 
 #include <catch2/catch.hpp>
@@ -9,7 +11,6 @@
 
 #include "client/client_api_table.h"
 #include "common/log.h"
-#include "host/frontend_host.h"
 #include "host/plugin_loader.h"
 
 namespace {

@@ -136,17 +136,6 @@ ProcessCluster &cluster() {
   return c;
 }
 
-#define REQUIRE_CLUSTER(c)                  \
-  do {                                      \
-    if (!(c).ok()) {                        \
-      if ((c).not_built()) {                \
-        WARN("skipped: " << (c).why_not()); \
-        return;                             \
-      }                                     \
-      FAIL((c).why_not());                  \
-    }                                       \
-  } while (0)
-
 }  // namespace
 
 TEST_CASE("the lines example, built against the installed SDK, serves objects of a real cluster",
@@ -192,9 +181,8 @@ TEST_CASE("the lines example, built against the installed SDK, serves objects of
 
   // SIGUSR1: the host prints the plugin's status and metrics.
   REQUIRE(::kill(fe.pid(), SIGUSR1) == 0);
-  bool reported = wait_until(fe, [&] {
-    return fe.output().find("strata_lines_errors_total 1\n") != std::string::npos;
-  });
+  bool reported = wait_until(
+      fe, [&] { return fe.output().find("strata_lines_errors_total 1\n") != std::string::npos; });
   std::string out = fe.output();
   INFO(out);
   CHECK(reported);
@@ -220,8 +208,9 @@ TEST_CASE("strata frontend run ends with the plugin's own stop request and its r
           "[frontend]") {
   ProcessCluster &c = cluster();
   REQUIRE_CLUSTER(c);
-  std::vector<std::string> base = {"frontend", "run", "--plugin", kTestPlugin, "--conf", c.conf(),
-                                   "--set", "plugin_path=" + strata::testing::plugin_dir()};
+  std::vector<std::string> base = {
+      "frontend", "run",    "--plugin", kTestPlugin,
+      "--conf",   c.conf(), "--set",    "plugin_path=" + strata::testing::plugin_dir()};
   {
     auto args = base;
     args.insert(args.end(), {"--set", "request_stop=ok"});

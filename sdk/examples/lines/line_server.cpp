@@ -254,8 +254,8 @@ std::string LineServer::status_json() const {
 std::string LineServer::metrics() const {
   std::string m;
   auto metric = [&](const char *name, const char *type, const char *help) {
-    m += std::string("# HELP strata_lines_") + name + " " + help + "\n# TYPE strata_lines_" +
-         name + " " + type + "\n";
+    m += std::string("# HELP strata_lines_") + name + " " + help + "\n# TYPE strata_lines_" + name +
+         " " + type + "\n";
   };
   auto sample = [&](const std::string &name, uint64_t value) {
     m += "strata_lines_" + name + " " + std::to_string(value) + "\n";

@@ -64,7 +64,7 @@ class LineServer {
   strata_ioctx_t io_ = nullptr;
   int listen_fd_ = -1;
   int wake_fd_ = -1;
-  std::string address_;  // as bound, "127.0.0.1:40123"
+  std::string address_;                      // as bound, "127.0.0.1:40123"
   std::unordered_map<int, Client> clients_;  // serve thread only
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -36,10 +36,17 @@ size_t size_option(const strata_frontend_args *a, const char *name) {
   unsigned long long n = std::strtoull(v.c_str(), &end, 10);
   int shift = 0;
   switch (*end | 0x20) {
-    case 'k': shift = 10; break;
-    case 'm': shift = 20; break;
-    case 'g': shift = 30; break;
-    default: break;
+    case 'k':
+      shift = 10;
+      break;
+    case 'm':
+      shift = 20;
+      break;
+    case 'g':
+      shift = 30;
+      break;
+    default:
+      break;
   }
   return size_t(n << shift);
 }

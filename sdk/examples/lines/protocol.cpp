@@ -58,11 +58,16 @@ std::string value_reply(const std::string &value) {
 
 const char *command_name(Command c) {
   switch (c) {
-    case Command::kPut: return "put";
-    case Command::kGet: return "get";
-    case Command::kDel: return "del";
-    case Command::kQuit: return "quit";
-    default: return "invalid";
+    case Command::kPut:
+      return "put";
+    case Command::kGet:
+      return "get";
+    case Command::kDel:
+      return "del";
+    case Command::kQuit:
+      return "quit";
+    default:
+      return "invalid";
   }
 }
 

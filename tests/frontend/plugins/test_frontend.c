@@ -76,8 +76,7 @@ static int check_client(const strata_client_api *strata_api, strata_err *err) {
     void (*fn)(void);
     memcpy(&fn, p + off, sizeof fn);
     if (!fn) {
-      snprintf(err->msg, sizeof err->msg, "client table slot at offset %u is NULL",
-               (unsigned)off);
+      snprintf(err->msg, sizeof err->msg, "client table slot at offset %u is NULL", (unsigned)off);
       return -EINVAL;
     }
   }
@@ -153,26 +152,25 @@ static int64_t metrics(strata_frontend *fe, char *buf, size_t len) {
 }
 
 #ifdef PLUGIN_NULL_STOP
-static const strata_frontend_ops kOps = {sizeof(strata_frontend_ops), 0, start, NULL, status,
-                                         metrics};
+static const strata_frontend_ops kOps = {
+    sizeof(strata_frontend_ops), 0, start, NULL, status, metrics};
 #else
-static const strata_frontend_ops kOps = {sizeof(strata_frontend_ops), 0, start, stop, status,
-                                         metrics};
+static const strata_frontend_ops kOps = {
+    sizeof(strata_frontend_ops), 0, start, stop, status, metrics};
 #endif
 
-static const strata_plugin_descriptor kDescriptor = {
-    sizeof(strata_plugin_descriptor),
-    STRATA_ABI_MAJOR,
-    PLUGIN_MINOR,
-    STRATA_KIND_FRONTEND,
-    0,
-    PLUGIN_NAME,
-    "0.0.1",
-    "a frontend for the host's tests",
-    &kOps,
-    kOptions,
-    sizeof kOptions / sizeof kOptions[0],
-    {0}};
+static const strata_plugin_descriptor kDescriptor = {sizeof(strata_plugin_descriptor),
+                                                     STRATA_ABI_MAJOR,
+                                                     PLUGIN_MINOR,
+                                                     STRATA_KIND_FRONTEND,
+                                                     0,
+                                                     PLUGIN_NAME,
+                                                     "0.0.1",
+                                                     "a frontend for the host's tests",
+                                                     &kOps,
+                                                     kOptions,
+                                                     sizeof kOptions / sizeof kOptions[0],
+                                                     {0}};
 
 STRATA_PLUGIN_EXPORT const strata_plugin_descriptor *strata_plugin_entry_v1(void) {
   return &kDescriptor;
