@@ -39,17 +39,19 @@ std::string slurp(const std::string &path) {
 class Running {
  public:
   Running(const std::vector<std::string> &args, std::string out) : out_(std::move(out)) {
+    // Everything allocated before fork: the test process has client threads,
+    // and the child may only make async-signal-safe calls until exec.
+    std::vector<std::string> all = {strata::testing::strata_binary()};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
       int fd = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 1);
       ::dup2(fd, 2);
-      std::vector<std::string> all = {strata::testing::strata_binary()};
-      all.insert(all.end(), args.begin(), args.end());
-      std::vector<char *> argv;
-      for (std::string &a : all) argv.push_back(a.data());
-      argv.push_back(nullptr);
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
