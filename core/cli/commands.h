@@ -26,4 +26,7 @@ int cmd_bench(std::vector<std::string> args);      // `strata bench objects writ
 int cmd_pg(std::vector<std::string> args);         // `strata pg ls|scrub|repair`
 int cmd_auth(std::vector<std::string> args);       // `strata auth ls|add|rm`
 
+// Running a frontend plugin on a cluster connection (cmd_frontend.cpp).
+int cmd_frontend(std::vector<std::string> args);  // `strata frontend run --plugin NAME`
+
 }  // namespace strata::cli

@@ -37,6 +37,7 @@ const char *kUsage =
     "  bench objects write|seq|rand  object benchmark (like rados bench)\n"
     "  pg ls|scrub|repair           placement groups\n"
     "  auth ls|add|rm               keys\n"
+    "  frontend run --plugin NAME   run a frontend plugin until SIGINT/SIGTERM\n"
 #endif
     "Run `strata <command> --help` for its options.\n";
 
@@ -66,6 +67,7 @@ int main(int argc, char **argv) {
   if (cmd == "bench") return strata::cli::cmd_bench(args);
   if (cmd == "pg") return strata::cli::cmd_pg(args);
   if (cmd == "auth") return strata::cli::cmd_auth(args);
+  if (cmd == "frontend") return strata::cli::cmd_frontend(args);
 #endif
 #ifdef STRATA_HAVE_CMD_MON
   if (cmd == "mon") return strata::cli::cmd_mon(args);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "strata/frontend.h"
 #include "strata/journal.h"
 #include "strata/objectstore.h"
 #include "strata/placement.h"
@@ -26,6 +27,8 @@ size_t min_ops_size(uint32_t kind) {
       return sizeof(strata_journal_ops);
     case STRATA_KIND_PLACEMENT:  // first defined in ABI 1.1: up to map()
       return offsetof(strata_placement_ops, map) + sizeof(void *);
+    case STRATA_KIND_FRONTEND:  // first defined in ABI 1.3: up to metrics()
+      return offsetof(strata_frontend_ops, metrics) + sizeof(void *);
     default:
       return sizeof(uint32_t);
   }
@@ -47,6 +50,7 @@ std::vector<RequiredSlot> required_slots(uint32_t kind) {
   using os = strata_objectstore_ops;
   using jr = strata_journal_ops;
   using pl = strata_placement_ops;
+  using fe = strata_frontend_ops;
   switch (kind) {
     case STRATA_KIND_OBJECTSTORE:
       return {STRATA_SLOT(os, mkfs),          STRATA_SLOT(os, open),
@@ -66,6 +70,9 @@ std::vector<RequiredSlot> required_slots(uint32_t kind) {
     case STRATA_KIND_PLACEMENT:
       return {STRATA_SLOT(pl, capabilities), STRATA_SLOT(pl, create), STRATA_SLOT(pl, destroy),
               STRATA_SLOT(pl, map)};
+    case STRATA_KIND_FRONTEND:
+      return {STRATA_SLOT(fe, start), STRATA_SLOT(fe, stop), STRATA_SLOT(fe, status),
+              STRATA_SLOT(fe, metrics)};
     default:
       return {};
   }
@@ -88,6 +95,12 @@ const char *first_null_slot(uint32_t kind, const void *ops) {
 std::string last_dl_error() {
   const char *e = dlerror();
   return e ? e : "unknown dlopen error";
+}
+
+// The ABI minor that introduced a kind: a descriptor claiming the kind with
+// an older minor is corrupt (its vtable cannot be the one the host reads).
+uint16_t kind_since_minor(uint32_t kind) {
+  return kind == STRATA_KIND_FRONTEND ? 3 : 0;
 }
 
 // The descriptor of ABI 1.0 ends after `n_options`.
@@ -155,6 +168,11 @@ Result<Plugin> load_plugin(const std::string &path, int expected_kind) {
     return refuse(std::string("kind mismatch: expected a ") + kind_name(expected_kind) +
                   " plugin, found a " + kind_name(d->kind) + " plugin named '" +
                   (d->name ? d->name : "?") + "'");
+  if (d->abi_minor < kind_since_minor(d->kind))
+    return refuse(std::string("the ") + kind_name(d->kind) + " kind needs ABI " +
+                  std::to_string(STRATA_ABI_MAJOR) + "." +
+                  std::to_string(kind_since_minor(d->kind)) + " or newer, plugin was built for " +
+                  found_abi);
   if (!d->name || !*d->name) return refuse("descriptor has no name");
   if (!d->ops) return refuse("descriptor has no vtable");
   uint32_t ops_size = *static_cast<const uint32_t *>(d->ops);
@@ -209,9 +227,15 @@ void PluginRegistry::scan() {
 }
 
 Result<Plugin> PluginRegistry::find(uint32_t kind, const std::string &name) const {
-  std::string known;
+  std::string known, other_kinds;
   for (const Plugin &p : plugins_) {
-    if (p.kind() != kind) continue;
+    if (p.kind() != kind) {
+      // A plugin of another kind by that name: say so, it is the likely mix-up.
+      if (p.name() == name)
+        other_kinds += std::string("; '") + name + "' is a " + kind_name(p.kind()) +
+                       " plugin (" + p.path() + "), not a " + kind_name(kind) + " plugin";
+      continue;
+    }
     if (p.name() == name) return p;
     known += (known.empty() ? "" : ", ") + p.name();
   }
@@ -219,7 +243,7 @@ Result<Plugin> PluginRegistry::find(uint32_t kind, const std::string &name) cons
   for (const auto &d : search_path_) path += (path.empty() ? "" : ":") + d;
   std::string msg = std::string("no ") + kind_name(kind) + " plugin named '" + name +
                     "' on the plugin path " + path + " (found: " +
-                    (known.empty() ? "none" : known) + ")";
+                    (known.empty() ? "none" : known) + ")" + other_kinds;
   for (const Refused &r : refused_) msg += "; refused " + r.reason;
   return Status::Error(ENOENT, msg);
 }
@@ -241,18 +265,22 @@ std::filesystem::path this_code_file() {
 
 }  // namespace
 
+std::vector<std::string> split_plugin_path(const std::string &colon_list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= colon_list.size()) {
+    size_t colon = colon_list.find(':', start);
+    if (colon == std::string::npos) colon = colon_list.size();
+    if (colon > start) out.push_back(colon_list.substr(start, colon - start));
+    start = colon + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> default_plugin_path() {
   std::vector<std::string> out;
   if (const char *env = std::getenv("STRATA_PLUGIN_PATH"); env && *env) {
-    std::string s = env;
-    size_t start = 0;
-    while (start <= s.size()) {
-      size_t colon = s.find(':', start);
-      if (colon == std::string::npos) colon = s.size();
-      if (colon > start) out.push_back(s.substr(start, colon - start));
-      start = colon + 1;
-    }
-    return out;
+    return split_plugin_path(env);
   }
   auto add = [&](const std::filesystem::path &p) {
     std::string s = p.lexically_normal().string();

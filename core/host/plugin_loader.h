@@ -3,8 +3,11 @@
 // A plugin is refused, with one line naming the file and the expected and
 // found values, when: the file cannot be loaded, the entry symbol is missing,
 // the ABI major differs, the ABI minor is newer than the host's, the kind is
-// not the one asked for, its vtable is smaller than the ABI 1.0 layout, or a
-// function slot the host calls unconditionally is NULL (named in the message).
+// not the one asked for, the kind is newer than the ABI minor it claims (a
+// frontend needs 1.3), its vtable is smaller than the first layout of its
+// kind, or a function slot the host calls unconditionally is NULL (named in
+// the message). A registry lookup that finds the name only under another
+// kind says so ("'kv' is a backend plugin, not a frontend plugin").
 // A file that dlopen refuses is reported with dlerror()'s text.
 #pragma once
 
@@ -77,5 +80,9 @@ class PluginRegistry {
 // relative to the running executable; then the installed plugin directory
 // (<prefix>/<libdir>/strata/plugins).
 std::vector<std::string> default_plugin_path();
+
+// The directories of a colon-separated list ("a:b::c" -> a, b, c; empty
+// entries are skipped), as plugin_path and $STRATA_PLUGIN_PATH give them.
+std::vector<std::string> split_plugin_path(const std::string &colon_list);
 
 }  // namespace strata::host

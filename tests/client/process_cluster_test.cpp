@@ -31,19 +31,6 @@ ProcessCluster &shared_cluster() {
   return cluster;
 }
 
-// Skips only when there is nothing to start; a cluster that does not come
-// up is a failure.
-#define REQUIRE_CLUSTER(c)                                \
-  do {                                                    \
-    if (!(c).ok()) {                                      \
-      if ((c).not_built()) {                              \
-        WARN("skipped: " << (c).why_not());               \
-        return;                                           \
-      }                                                   \
-      FAIL((c).why_not());                                \
-    }                                                     \
-  } while (0)
-
 void make_pool(strata_cluster_t c, const std::string &name, uint32_t size, uint32_t min_size) {
   strata_pool_args a{};
   a.struct_size = sizeof a;

@@ -65,6 +65,19 @@ class ProcessCluster {
   std::string why_not_;
 };
 
+// In a Catch2 test: skips (with a warning) only when there is nothing to
+// start, and fails when a cluster that should come up does not.
+#define REQUIRE_CLUSTER(c)                  \
+  do {                                      \
+    if (!(c).ok()) {                        \
+      if ((c).not_built()) {                \
+        WARN("skipped: " << (c).why_not()); \
+        return;                             \
+      }                                     \
+      FAIL((c).why_not());                  \
+    }                                       \
+  } while (0)
+
 // The strata binary of this build and the build's plugin directory.
 std::string strata_binary();
 std::string plugin_dir();

@@ -46,7 +46,9 @@ extern "C" {
  *   1.3  begins with: open args owner_id/owner_path (taken from reserved
  *        slots) and STRATA_JOURNAL_CAP_OWNER_CHECK: a journal records the
  *        identity of its store and refuses to open for another store.
- *        (The frontend kind joins 1.3 later.)
+ *        The frontend kind (frontend.h): start/stop/status/metrics, the
+ *        cluster reached through the client routine table (client_api.h,
+ *        frontend_client.h).
  */
 #define STRATA_ABI_MAJOR 1
 #define STRATA_ABI_MINOR 3
@@ -63,7 +65,7 @@ typedef enum strata_plugin_kind {
   STRATA_KIND_OBJECTSTORE = 1, /* vtable: strata_objectstore_ops (objectstore.h) */
   STRATA_KIND_JOURNAL = 2,     /* vtable: strata_journal_ops (journal.h) */
   STRATA_KIND_PLACEMENT = 3,   /* vtable: strata_placement_ops (placement.h) */
-  STRATA_KIND_FRONTEND = 4     /* reserved for the frontend kind (cluster issue) */
+  STRATA_KIND_FRONTEND = 4     /* vtable: strata_frontend_ops (frontend.h), ABI 1.3 */
 } strata_plugin_kind;
 
 /* Error context filled by the callee on failure. Caller-allocated. */
