@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/store_bench/report.h"
+#include "bench/store/report.h"
 #include "common/status.h"
 #include "store/store.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // The objects the 4 KiB overwrite workloads write into: written in full
 // before any measurement, like the file fio overwrites.
@@ -78,4 +78,4 @@ Status remove_collection(store::Store &store, const std::string &coll);
 void add_latency(WorkloadFigures &w, std::vector<double> &latency_us, double scale,
                  const std::string &unit);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -9,12 +9,12 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/store_bench/load_generator.h"
-#include "cli/store_bench/payload.h"
-#include "cli/store_bench/stats.h"
-#include "cli/store_bench/workloads.h"
+#include "bench/store/load_generator.h"
+#include "bench/store/payload.h"
+#include "bench/store/stats.h"
+#include "bench/store/workloads.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -118,4 +118,4 @@ Result<WorkloadFigures> run_overflow(store::Store &store, const OverflowSpec &o)
   return w;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

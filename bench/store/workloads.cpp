@@ -1,10 +1,10 @@
-#include "cli/store_bench/workloads.h"
+#include "bench/store/workloads.h"
 
-#include "cli/store_bench/load_generator.h"
-#include "cli/store_bench/payload.h"
-#include "cli/store_bench/stats.h"
+#include "bench/store/load_generator.h"
+#include "bench/store/payload.h"
+#include "bench/store/stats.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 Status ensure_collection(store::Store &store, const std::string &coll) {
   store::Transaction t;
@@ -151,4 +151,4 @@ Status remove_collection(store::Store &store, const std::string &coll) {
   return st.Context("removing collection " + coll);
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench
