@@ -70,34 +70,42 @@ BenchContext context(Calls &calls) {
           }};
 }
 
-BenchOptions creates_only(const std::string &dir) {
-  BenchOptions o;
-  o.dir = dir;
-  o.workloads = {"creates"};
-  o.seconds = 0.3;
-  o.journal_size = 32ull << 20;
-  o.fio = "/nonexistent/fio";
-  return o;
-}
+// One pair measured with the creates workload only, briefly, without fio,
+// in a fresh directory.
+struct CreatesRun {
+  TempDir tmp;
+  Calls calls;
+  BenchOptions opts;
+  FioBaseline fio{"/nonexistent/fio"};
+
+  CreatesRun() {
+    opts.dir = tmp.path.string();
+    opts.workloads = {"creates"};
+    opts.seconds = 0.3;
+    opts.journal_size = 32ull << 20;
+    opts.fio = "/nonexistent/fio";
+  }
+  PairReport run(const PairSpec &pair) {
+    const BenchContext ctx = context(calls);
+    return run_pair(ctx, opts, pair, fio);
+  }
+};
 
 }  // namespace
 
 TEST_CASE("run_pair measures a pair on a store made from what its BenchContext says") {
-  TempDir tmp;
-  Calls calls;
-  const BenchContext ctx = context(calls);
-  BenchOptions opts = creates_only(tmp.path.string());
-  FioBaseline fio(opts.fio);
-  PairReport r = run_pair(ctx, opts, {"kv", "file"}, fio);
+  CreatesRun run;
+  PairReport r = run.run({"kv", "file"});
+  const Calls &calls = run.calls;
 
   INFO(r.reason);
   REQUIRE(r.status == "ok");
   CHECK(calls.mkfs == 1);
   CHECK(calls.settings == 1);
   CHECK(calls.pair.label() == "kv+file");
-  CHECK(calls.journal_size == opts.journal_size);
+  CHECK(calls.journal_size == run.opts.journal_size);
   CHECK(calls.dir == r.dir);
-  CHECK(r.dir.rfind(tmp.path.string() + "/strata-bench-kv-file-", 0) == 0);
+  CHECK(r.dir.rfind(run.tmp.path.string() + "/strata-bench-kv-file-", 0) == 0);
   auto ops = r.value("creates", "ops");
   REQUIRE(ops);
   CHECK(*ops > 0);
@@ -106,15 +114,11 @@ TEST_CASE("run_pair measures a pair on a store made from what its BenchContext s
 }
 
 TEST_CASE("run_pair skips a pair whose backend is not on the plugin path, saying so") {
-  TempDir tmp;
-  Calls calls;
-  const BenchContext ctx = context(calls);
-  BenchOptions opts = creates_only(tmp.path.string());
-  FioBaseline fio(opts.fio);
-  PairReport r = run_pair(ctx, opts, {"nosuch", "file"}, fio);
+  CreatesRun run;
+  PairReport r = run.run({"nosuch", "file"});
   CHECK(r.status == "skipped");
   CHECK(r.reason == "no backend plugin 'nosuch' on the plugin path");
-  CHECK(calls.mkfs == 0);
+  CHECK(run.calls.mkfs == 0);
 }
 
 TEST_CASE("fio's JSON is read after the notes fio prints before it") {
