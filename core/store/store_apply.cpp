@@ -36,12 +36,7 @@ bool Store::apply_thread_has_work_locked() const {
 }
 
 void Store::apply_inline(const std::shared_ptr<InFlight> &f) {
-  Status st = apply_striped(*f);
-  if (!st.ok()) {
-    fail(st);  // completes f too: it is still in live_
-    release_backend();
-    return;
-  }
+  if (!apply_striped(*f)) return;
   bool complete_now = mark_applied(*f);
   bytes_since_checkpoint_ += f->bytes;
   bool ckpt = checkpoint_due(*f);
@@ -121,14 +116,17 @@ Status Store::checkpoint_locked_out(uint64_t seq) {
   return Status::OK();
 }
 
-Status Store::apply_striped(InFlight &f) {
+bool Store::apply_striped(InFlight &f) {
   auto apply_start = Clock::now();
   std::vector<size_t> stripes = stripes_of(f);
   for (size_t i : stripes) stripes_[i].lock();
   Status st = apply_one(f);
   for (size_t i : stripes) stripes_[i].unlock();
   busy_since_checkpoint_ += Clock::now() - apply_start;
-  return st;
+  if (st.ok()) return true;
+  fail(st);  // completes f too: it is still in live_
+  release_backend();
+  return false;
 }
 
 bool Store::mark_applied(InFlight &f) {
@@ -203,12 +201,7 @@ void Store::apply_loop() {
     }
     if (!f) continue;
 
-    Status st = apply_striped(*f);
-    if (!st.ok()) {
-      fail(st);  // completes f too: it is still in live_
-      release_backend();
-      return;
-    }
+    if (!apply_striped(*f)) return;
     bool complete_now = mark_applied(*f);
     done_cv_.notify_all();
     // The callback runs before the backend is given up, so that an inline
