@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/store_bench/subprocess.h"
+#include "common/subprocess.h"
 
 namespace strata::cli::up {
 
@@ -128,7 +128,7 @@ bool stop_daemon(const std::string &pid_path, const std::string &marker,
 }
 
 Status run(const std::vector<std::string> &argv) {
-  auto r = bench::run_process(argv);
+  auto r = run_process(argv);
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) {
     std::string cmd;
@@ -186,8 +186,8 @@ Status remount_image(const std::string &image, const std::string &mnt) {
   // page cache by a kernel worker, which with three OSDs on two cores ate
   // most of the CPU of a large-write run (and a flush on the loop device
   // would not reach the disk below). Old kernels without it fall back.
-  auto dev = bench::run_process({"losetup", "--find", "--show", "--direct-io=on", image});
-  if (!dev.ok() || dev->exit_code != 0) dev = bench::run_process({"losetup", "--find", "--show", image});
+  auto dev = run_process({"losetup", "--find", "--show", "--direct-io=on", image});
+  if (!dev.ok() || dev->exit_code != 0) dev = run_process({"losetup", "--find", "--show", image});
   if (!dev.ok()) return dev.status();
   std::string name = dev->out;
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
@@ -209,7 +209,7 @@ Status unmount_image(const std::string &image, const std::string &mnt) {
   }
   std::error_code ec;
   if (fs::exists(image, ec)) {
-    auto r = bench::run_process({"losetup", "-j", image, "-O", "NAME", "-n"});
+    auto r = run_process({"losetup", "-j", image, "-O", "NAME", "-n"});
     if (r.ok()) {
       std::istringstream in(r->out);
       std::string dev;

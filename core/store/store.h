@@ -236,9 +236,11 @@ class Store {
   Status checkpoint_locked_out(uint64_t seq);
   void apply_loop();
   // The backend owner's steps around applying f: apply under the object
-  // stripes, then record f as applied (returns whether its callback is due
-  // now, marking it completed), then whether a checkpoint is due.
-  Status apply_striped(InFlight &f);
+  // stripes (on failure the store fails, which completes f, the backend is
+  // given up, and it returns false), then record f as applied (returns
+  // whether its callback is due now, marking it completed), then whether a
+  // checkpoint is due.
+  bool apply_striped(InFlight &f);
   bool mark_applied(InFlight &f);
   bool checkpoint_due(const InFlight &f);
   // The journal's callback applying f itself (see the top of this file).

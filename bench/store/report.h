@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/store_bench/bench_options.h"
+#include "bench/store/bench_options.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 struct Figure {
   std::string key;   // "iops", "p99_us", ...
@@ -66,4 +66,4 @@ void print_pair_text(const PairReport &p);
 void print_summary_text(const RunReport &r);
 void print_json(const RunReport &r);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -9,7 +9,7 @@
 
 #include "common/status.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 struct FioFigures {
   double write_iops = 0;
@@ -75,4 +75,4 @@ class FioBaseline {
 // --output-format=json text (tolerating lines fio prints before the JSON).
 Result<FioFigures> parse_fio_json(const std::string &text);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

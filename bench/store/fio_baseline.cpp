@@ -1,4 +1,4 @@
-#include "cli/store_bench/fio_baseline.h"
+#include "bench/store/fio_baseline.h"
 
 #include <unistd.h>
 
@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "cli/store_bench/subprocess.h"
+#include "common/subprocess.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -160,4 +160,4 @@ Result<FioFigures> FioBaseline::sequential_4m_buffered(const std::string &file, 
               "--time_based"});
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -15,7 +15,7 @@
 #include "common/status.h"
 #include "store/store.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 inline constexpr double kTickSeconds = 0.1;
 
@@ -47,4 +47,4 @@ struct LoadResult {
 // error a queue() or a callback reported (after draining what was queued).
 Result<LoadResult> run_closed_loop(store::Store &store, const LoadSpec &spec);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

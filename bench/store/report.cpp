@@ -1,4 +1,4 @@
-#include "cli/store_bench/report.h"
+#include "bench/store/report.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include "common/json.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -194,4 +194,4 @@ void print_json(const RunReport &r) {
   std::fputs(o.c_str(), stdout);
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

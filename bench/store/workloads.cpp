@@ -1,15 +1,27 @@
-#include "cli/store_bench/workloads.h"
+#include "bench/store/workloads.h"
 
-#include "cli/store_bench/load_generator.h"
-#include "cli/store_bench/payload.h"
-#include "cli/store_bench/stats.h"
+#include "bench/store/load_generator.h"
+#include "bench/store/payload.h"
+#include "bench/store/stats.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 Status ensure_collection(store::Store &store, const std::string &coll) {
   store::Transaction t;
   t.mkcoll(coll);
   return store.submit(std::move(t)).Context("creating collection " + coll);
+}
+
+std::function<store::Transaction(uint64_t, uint64_t &)> write_full_objects(const std::string &coll,
+                                                                           const char *prefix,
+                                                                           uint64_t size,
+                                                                           uint64_t ring) {
+  return [coll, prefix, size, ring](uint64_t i, uint64_t &bytes) {
+    store::Transaction t;
+    t.write_full(coll, object_name(prefix, ring ? i % ring : i), payload(i, size));
+    bytes = size;
+    return t;
+  };
 }
 
 void add_latency(WorkloadFigures &w, std::vector<double> &latency_us, double scale,
@@ -55,7 +67,8 @@ Status overwrite_slice(store::Store &store, const OverwriteSet &set, double seco
     return t;
   };
   auto r = run_closed_loop(store, spec);
-  if (!r.ok()) return r.status().Context("4 KiB overwrites at depth " + std::to_string(totals.depth));
+  if (!r.ok())
+    return r.status().Context("4 KiB overwrites at depth " + std::to_string(totals.depth));
   store::StoreStats after = store.stats();
   totals.ops += r->ops;
   totals.seconds += r->seconds;
@@ -93,12 +106,7 @@ Result<WorkloadFigures> run_creates(store::Store &store, double seconds) {
   LoadSpec spec;
   spec.depth = 16;
   spec.min_seconds = spec.max_seconds = seconds;
-  spec.make = [&](uint64_t i, uint64_t &bytes) {
-    store::Transaction t;
-    t.write_full(coll, object_name("c.", i), payload(i, k4K));
-    bytes = k4K;
-    return t;
-  };
+  spec.make = write_full_objects(coll, "c.", k4K);
   auto r = run_closed_loop(store, spec);
   if (!r.ok()) return r.status().Context("creates");
   WorkloadFigures w;
@@ -121,12 +129,7 @@ Result<WorkloadFigures> run_write4m(store::Store &store, double seconds, uint64_
   spec.min_seconds = 0;
   spec.max_seconds = seconds;
   spec.target_bytes = std::max(max_bytes, 16 * k4M);
-  spec.make = [&](uint64_t i, uint64_t &bytes) {
-    store::Transaction t;
-    t.write_full(coll, object_name("w.", i), payload(i, k4M));
-    bytes = k4M;
-    return t;
-  };
+  spec.make = write_full_objects(coll, "w.", k4M);
   auto r = run_closed_loop(store, spec);
   if (!r.ok()) return r.status().Context("write4m");
   store::StoreStats after = store.stats();
@@ -151,4 +154,4 @@ Status remove_collection(store::Store &store, const std::string &coll) {
   return st.Context("removing collection " + coll);
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

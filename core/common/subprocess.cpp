@@ -1,4 +1,4 @@
-#include "cli/store_bench/subprocess.h"
+#include "common/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 
 extern char **environ;
 
-namespace strata::cli::bench {
+namespace strata {
 
 namespace {
 
@@ -98,4 +98,4 @@ Result<ProcessOutput> run_process(const std::vector<std::string> &argv) {
   return res;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata

@@ -1,11 +1,11 @@
-#include "cli/store_bench/fs_info.h"
+#include "bench/store/fs_info.h"
 
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 
 #include <cstdio>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 std::string fs_type(const std::string &dir) {
   struct statfs s {};
@@ -33,4 +33,4 @@ uint64_t free_bytes(const std::string &dir) {
   return static_cast<uint64_t>(s.f_bavail) * s.f_frsize;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -5,14 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "cli/store_bench/report.h"
+#include "bench/store/report.h"
 #include "common/status.h"
 #include "store/store.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // The objects the 4 KiB overwrite workloads write into: written in full
 // before any measurement, like the file fio overwrites.
@@ -54,12 +55,12 @@ Result<WorkloadFigures> run_creates(store::Store &store, double seconds);
 Result<WorkloadFigures> run_write4m(store::Store &store, double seconds, uint64_t max_bytes);
 
 struct OverflowSpec {
-  std::string name;            // "overflow staged" / "overflow journal"
+  std::string name;  // "overflow staged" / "overflow journal"
   uint64_t journal_capacity = 0;
-  double factor = 4;           // write at least factor x capacity ...
-  double min_seconds = 6;      // ... and for at least this long ...
-  double max_seconds = 90;     // ... but stop here regardless
-  uint64_t ring_bytes = 0;     // objects rewritten in a ring of this many bytes
+  double factor = 4;        // write at least factor x capacity ...
+  double min_seconds = 6;   // ... and for at least this long ...
+  double max_seconds = 90;  // ... but stop here regardless
+  uint64_t ring_bytes = 0;  // objects rewritten in a ring of this many bytes
 };
 
 // Sequential 4 MiB write_full over a ring of objects at queue depth 4.
@@ -73,9 +74,17 @@ Status ensure_collection(store::Store &store, const std::string &coll);
 // Removes a workload's collection (and its objects) and checkpoints.
 Status remove_collection(store::Store &store, const std::string &coll);
 
+// LoadSpec::make for a workload writing whole objects of `size` bytes
+// named prefix + i, or prefix + (i % ring) over a ring of `ring` objects
+// (ring > 0); payload(i, size) as their bytes.
+std::function<store::Transaction(uint64_t, uint64_t &)> write_full_objects(const std::string &coll,
+                                                                           const char *prefix,
+                                                                           uint64_t size,
+                                                                           uint64_t ring = 0);
+
 // Adds p50/p99/max of `latency_us` (which it sorts), divided by `scale`, as
 // figures p50_<unit>, p99_<unit>, max_<unit>.
 void add_latency(WorkloadFigures &w, std::vector<double> &latency_us, double scale,
                  const std::string &unit);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -1,4 +1,4 @@
-#include "cli/store_bench/load_generator.h"
+#include "bench/store/load_generator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -113,4 +113,4 @@ Result<LoadResult> run_closed_loop(store::Store &store, const LoadSpec &spec) {
   return r;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

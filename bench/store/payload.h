@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 inline constexpr uint64_t k4K = 4096;
 inline constexpr uint64_t k4M = 4ull << 20;
@@ -22,4 +22,4 @@ uint64_t mix(uint64_t x);
 // prefix + decimal i, e.g. "obj.7".
 std::string object_name(const char *prefix, uint64_t i);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

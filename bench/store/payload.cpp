@@ -1,9 +1,9 @@
-#include "cli/store_bench/payload.h"
+#include "bench/store/payload.h"
 
 #include <cstring>
 #include <random>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -38,4 +38,4 @@ uint64_t mix(uint64_t x) {
 
 std::string object_name(const char *prefix, uint64_t i) { return prefix + std::to_string(i); }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

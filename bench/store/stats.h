@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // Nearest-rank percentile (q in [0,1]) of `values`, which it sorts. 0 if empty.
 double percentile(std::vector<double> &values, double q);
@@ -24,4 +24,4 @@ struct WindowSummary {
 WindowSummary summarize_windows(const std::vector<uint64_t> &bytes_per_tick, double tick_s,
                                 double seconds);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -1,14 +1,14 @@
-// The options of `strata store bench`, parsed from the command line (after
-// make_context has stripped --config/--set/--plugin-path/--log-level).
+// What a `strata store bench` run measures: where, which backend x journal
+// pairs, which workloads, for how long. The CLI fills it from the command
+// line (core/cli/cmd_store_bench.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 struct PairSpec {
   std::string backend;
@@ -33,16 +33,14 @@ struct BenchOptions {
   int rounds = 3;                      // interleaved slices of sync4k/qd32/fio
   uint64_t journal_size = 256ull << 20;
   Format format = Format::kText;
-  std::string fio = "fio";  // program name or path
-  bool keep = false;        // leave the stores behind for inspection
+  std::string fio = "fio";           // program name or path
+  bool keep = false;                 // leave the stores behind for inspection
   double overflow_factor = 4;        // bytes written = factor x journal capacity
   double overflow_max_seconds = 90;  // give up on reaching the factor after this
 
-  bool wants(const std::string &w) const;
+  bool wants(const std::string &w) const {
+    return std::find(workloads.begin(), workloads.end(), w) != workloads.end();
+  }
 };
 
-// Parses args into opts. Returns false with rc set when the caller should exit
-// (rc 0 after --help, 2 on a usage error, already printed).
-bool parse_bench_options(const std::vector<std::string> &args, BenchOptions &opts, int &rc);
-
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

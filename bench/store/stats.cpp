@@ -1,10 +1,10 @@
-#include "cli/store_bench/stats.h"
+#include "bench/store/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 double percentile(std::vector<double> &values, double q) {
   if (values.empty()) return 0;
@@ -48,4 +48,4 @@ WindowSummary summarize_windows(const std::vector<uint64_t> &bytes_per_tick, dou
   return w;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

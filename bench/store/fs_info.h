@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // "xfs", "btrfs", "ext4", "tmpfs", ... or "unknown (0x...)"; "" if the
 // directory cannot be examined.
@@ -14,4 +14,4 @@ std::string fs_type(const std::string &dir);
 // Bytes available to an unprivileged writer; 0 if unknown.
 uint64_t free_bytes(const std::string &dir);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

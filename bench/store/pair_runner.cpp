@@ -1,4 +1,4 @@
-#include "cli/store_bench/pair_runner.h"
+#include "bench/store/pair_runner.h"
 
 #include <unistd.h>
 
@@ -6,15 +6,14 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/store_bench/fs_info.h"
-#include "cli/store_bench/ratios.h"
-#include "cli/store_bench/remove_tree.h"
-#include "cli/store_bench/workloads.h"
-#include "cli/store_options.h"
+#include "bench/store/fs_info.h"
+#include "bench/store/ratios.h"
+#include "bench/store/remove_tree.h"
+#include "bench/store/workloads.h"
 #include "store/plugin_instances.h"
 #include "store/store.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -42,11 +41,11 @@ struct ScopedFile {
 
 // Why this pair cannot run here, or "" if it can; sets `base` to the
 // directory its store goes in.
-std::string unusable_reason(const CliContext &ctx, const BenchOptions &o, const PairSpec &p,
+std::string unusable_reason(const BenchContext &ctx, const BenchOptions &o, const PairSpec &p,
                             std::string &base) {
-  if (!ctx.plugins->find(STRATA_KIND_OBJECTSTORE, p.backend).ok())
+  if (!ctx.plugins.find(STRATA_KIND_OBJECTSTORE, p.backend).ok())
     return "no backend plugin '" + p.backend + "' on the plugin path";
-  if (p.journal != "none" && !ctx.plugins->find(STRATA_KIND_JOURNAL, p.journal).ok())
+  if (p.journal != "none" && !ctx.plugins.find(STRATA_KIND_JOURNAL, p.journal).ok())
     return "no journal plugin '" + p.journal + "' on the plugin path";
   if (p.backend == "btrfs") {
     if (o.btrfs_dir.empty()) return "btrfs pairs need a directory on btrfs: pass --btrfs-dir DIR";
@@ -64,7 +63,7 @@ std::string unusable_reason(const CliContext &ctx, const BenchOptions &o, const 
 // r. Cleanup is the caller's.
 class PairRun {
  public:
-  PairRun(CliContext &ctx, const BenchOptions &o, FioBaseline &fio, PairReport &r,
+  PairRun(const BenchContext &ctx, const BenchOptions &o, FioBaseline &fio, PairReport &r,
           std::string base)
       : ctx_(ctx), o_(o), fio_(fio), r_(r), base_(std::move(base)) {}
 
@@ -83,7 +82,7 @@ class PairRun {
     return std::max<uint64_t>(256ull << 20, 2 * o_.journal_size) / (4ull << 20) * (4ull << 20);
   }
 
-  CliContext &ctx_;
+  const BenchContext &ctx_;
   const BenchOptions &o_;
   FioBaseline &fio_;
   PairReport &r_;
@@ -95,7 +94,7 @@ class PairRun {
 };
 
 Status PairRun::open(const store::StoreSettings &s) {
-  auto st = store::Store::open(*ctx_.plugins, r_.dir, s, ctx_.log);
+  auto st = store::Store::open(ctx_.plugins, r_.dir, s, ctx_.log);
   if (!st.ok()) return st.status();
   store_ = std::move(*st);
   meta_ = store_->meta();
@@ -203,17 +202,14 @@ Status PairRun::overflow(const std::string &name) {
 }
 
 Status PairRun::run() {
-  ctx_.config.set("", "backend", r_.pair.backend);
-  ctx_.config.set("", "journal", r_.pair.journal);
-  ctx_.config.set("", "journal_size", std::to_string(o_.journal_size));
-  auto params = mkfs_params_from_config(ctx_, r_.dir);
+  auto params = ctx_.mkfs_params(r_.pair, o_.journal_size, r_.dir);
   if (!params.ok()) return params.status();
   progress(r_, "mkfs in " + r_.dir);
   made_ = true;
-  Status st = store::Store::mkfs(*ctx_.plugins, *params, ctx_.log);
+  Status st = store::Store::mkfs(ctx_.plugins, *params, ctx_.log);
   if (!st.ok()) return st.Context("mkfs");
   if (auto m = store::StoreMeta::load(r_.dir); m.ok()) meta_ = *m;
-  auto s = settings_from_config(ctx_, r_.dir);
+  auto s = ctx_.settings(r_.dir);
   if (!s.ok()) return s.status();
   settings_ = *s;
   if (st = open(settings_); !st.ok()) return st;
@@ -258,7 +254,7 @@ void PairRun::cleanup() {
   // its plugin, which knows what files it made.
   const std::string journal_at = meta_.journal_location(r_.dir);
   if (!journal_at.empty() && meta_.journal != "none" && journal_at.rfind(r_.dir + "/", 0) != 0) {
-    auto jp = ctx_.plugins->find(STRATA_KIND_JOURNAL, meta_.journal);
+    auto jp = ctx_.plugins.find(STRATA_KIND_JOURNAL, meta_.journal);
     Status st = jp.ok() ? store::JournalInstance::destroy(*jp, journal_at, meta_.journal_options,
                                                           ctx_.log)
                         : jp.status();
@@ -270,7 +266,7 @@ void PairRun::cleanup() {
 
 }  // namespace
 
-PairReport run_pair(CliContext &ctx, const BenchOptions &opts, const PairSpec &pair,
+PairReport run_pair(const BenchContext &ctx, const BenchOptions &opts, const PairSpec &pair,
                     FioBaseline &fio) {
   PairReport r;
   r.pair = pair;
@@ -304,4 +300,4 @@ PairReport run_pair(CliContext &ctx, const BenchOptions &opts, const PairSpec &p
   return r;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -1,6 +1,6 @@
-#include "cli/store_bench/ratios.h"
+#include "bench/store/ratios.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -88,4 +88,4 @@ std::vector<Ratio> compute_ratios(const PairReport &p) {
   return out;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -6,10 +6,10 @@
 
 #include "common/status.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // Removes `dir` and everything below it. Subvolumes (read-only snapshots
 // included) are deleted with `btrfs subvolume delete`, innermost first.
 Status remove_tree(const std::string &dir);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -3,11 +3,11 @@
 
 #include <vector>
 
-#include "cli/store_bench/report.h"
+#include "bench/store/report.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 // Every ratio the pair's figures allow; one with a missing side says why.
 std::vector<Ratio> compute_ratios(const PairReport &p);
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

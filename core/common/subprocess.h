@@ -1,4 +1,9 @@
-// Running a helper program (fio) and capturing what it prints.
+// Running a helper program (fio for `strata store bench`, losetup and
+// btrfs for `strata up` and the bench's cleanup) and capturing what it
+// prints.
+//
+// Threading: run_process blocks the calling thread until the program ends;
+// both functions may be called from any thread.
 #pragma once
 
 #include <string>
@@ -6,7 +11,7 @@
 
 #include "common/status.h"
 
-namespace strata::cli::bench {
+namespace strata {
 
 struct ProcessOutput {
   int exit_code = 0;  // 128 + signal number if killed by a signal
@@ -22,4 +27,4 @@ Result<ProcessOutput> run_process(const std::vector<std::string> &argv);
 // a '/', else searched on PATH); "" if not found.
 std::string find_program(const std::string &program);
 
-}  // namespace strata::cli::bench
+}  // namespace strata

@@ -1,4 +1,4 @@
-#include "cli/store_bench/remove_tree.h"
+#include "bench/store/remove_tree.h"
 
 #include <sys/stat.h>
 
@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <vector>
 
-#include "cli/store_bench/fs_info.h"
-#include "cli/store_bench/subprocess.h"
+#include "bench/store/fs_info.h"
+#include "common/subprocess.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -64,4 +64,4 @@ Status remove_tree(const std::string &dir) {
   return Status::OK();
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench

@@ -9,12 +9,12 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/store_bench/load_generator.h"
-#include "cli/store_bench/payload.h"
-#include "cli/store_bench/stats.h"
-#include "cli/store_bench/workloads.h"
+#include "bench/store/load_generator.h"
+#include "bench/store/payload.h"
+#include "bench/store/stats.h"
+#include "bench/store/workloads.h"
 
-namespace strata::cli::bench {
+namespace strata::store_bench {
 
 namespace {
 
@@ -48,8 +48,8 @@ class FillSampler {
       lk.unlock();
       store::StoreStats s = store_.stats();
       if (s.has_journal && s.journal.capacity_bytes)
-        peak_pct_ = std::max(peak_pct_.load(),
-                             100.0 * s.journal.used_bytes / s.journal.capacity_bytes);
+        peak_pct_ =
+            std::max(peak_pct_.load(), 100.0 * s.journal.used_bytes / s.journal.capacity_bytes);
       lk.lock();
       cv_.wait_for(lk, std::chrono::milliseconds(100), [&] { return stopping_; });
     }
@@ -76,12 +76,7 @@ Result<WorkloadFigures> run_overflow(store::Store &store, const OverflowSpec &o)
   spec.min_seconds = o.min_seconds;
   spec.max_seconds = o.max_seconds;
   spec.target_bytes = static_cast<uint64_t>(o.factor * static_cast<double>(o.journal_capacity));
-  spec.make = [&](uint64_t i, uint64_t &bytes) {
-    store::Transaction t;
-    t.write_full(coll, object_name("o.", i % ring), payload(i, k4M));
-    bytes = k4M;
-    return t;
-  };
+  spec.make = write_full_objects(coll, "o.", k4M, ring);
   FillSampler sampler(store);
   auto r = run_closed_loop(store, spec);
   double peak = sampler.stop();
@@ -118,4 +113,4 @@ Result<WorkloadFigures> run_overflow(store::Store &store, const OverflowSpec &o)
   return w;
 }
 
-}  // namespace strata::cli::bench
+}  // namespace strata::store_bench
