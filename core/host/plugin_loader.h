@@ -3,7 +3,8 @@
 // A plugin is refused, with one line naming the file and the expected and
 // found values, when: the file cannot be loaded, the entry symbol is missing,
 // the ABI major differs, the ABI minor is newer than the host's, the kind is
-// not the one asked for, its vtable is smaller than the ABI 1.0 layout, or a
+// not the one asked for, its vtable is smaller than the ABI 1.0 layout, it
+// declares options without an options array (NULL with 0 is fine), or a
 // function slot the host calls unconditionally is NULL (named in the message).
 // A file that dlopen refuses is reported with dlerror()'s text.
 #pragma once

@@ -306,7 +306,7 @@ Status Store::replay() {
     };
     strata_journal_replay_result res{};
     res.struct_size = sizeof res;
-    rc = journal_->ops()->replay(journal_->handle(), committed, cb, &ctx, &res, &err);
+    rc = journal_->replay(committed, cb, &ctx, &res, &err);
     if (!ctx.st.ok()) return ctx.st;
     if (discard_after_ && (rc == 0 || rc == -EUCLEAN)) {
       if (ctx.applied < *discard_after_) {
@@ -404,9 +404,9 @@ Status Store::replace_damaged_journal(uint64_t newest) {
   strata_err err{};
   strata_journal_replay_result res{};
   res.struct_size = sizeof res;
-  int rc = journal_->ops()->replay(
-      journal_->handle(), r.discard_after, [](void *, uint64_t, const void *, size_t) { return 0; },
-      nullptr, &res, &err);
+  int rc = journal_->replay(
+      r.discard_after, [](void *, uint64_t, const void *, size_t) { return 0; }, nullptr, &res,
+      &err);
   if (rc < 0) return Status::Error(rc, "replaying the new journal " + where + ": " + err.msg);
   log_.warn("store", "repair of " + dir_ + ": dropped " + std::to_string(r.lost) +
                          " transaction(s) after seq " + std::to_string(r.discard_after) +
@@ -750,8 +750,8 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
     // before this function returns.
     auto *ref = new std::shared_ptr<InFlight>(f);
     strata_err err{};
-    int rc = journal_->ops()->append(journal_->handle(), f->seq, record.data(), record.size(),
-                                     &Store::on_journal_durable, ref, &err);
+    int rc = journal_->append(f->seq, record.data(), record.size(), &Store::on_journal_durable,
+                              ref, &err);
     if (rc < 0) {
       delete ref;
       // The seq is spent and the submit-side view already includes this
@@ -788,7 +788,10 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
   return Status::OK();
 }
 
-void Store::on_journal_durable(void *arg, int rc) {
+// noexcept: a journal thread calls it (plugin.h, "Host callbacks"); what
+// could throw here is an allocation, and a transaction that can neither
+// complete nor fail leaves no better way out than terminate.
+void Store::on_journal_durable(void *arg, int rc) noexcept {
   std::unique_ptr<std::shared_ptr<InFlight>> ref(static_cast<std::shared_ptr<InFlight> *>(arg));
   std::shared_ptr<InFlight> f = *ref;
   Store *self = f->store;
@@ -914,13 +917,8 @@ void Store::drain() {
 // --- apply thread --------------------------------------------------------
 
 Status Store::apply_one(InFlight &f) {
-  strata_txn txn{};
-  txn.seq = f.seq;
-  txn.ops = f.txn.ops().data();
-  txn.n_ops = f.txn.ops().size();
-  txn.flags = journal_ ? 0 : STRATA_TXN_SYNC;
   strata_err err{};
-  int rc = backend_->ops()->apply(backend_->handle(), &txn, &err);
+  int rc = backend_->apply(f.seq, f.txn.ops(), journal_ ? 0 : STRATA_TXN_SYNC, &err);
   if (rc < 0)
     return Status::Error(rc, "backend " + meta_.backend + " failed to apply seq " +
                                  std::to_string(f.seq) + ": " + err.msg);
@@ -1225,7 +1223,7 @@ Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view o
     static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
     return 0;
   };
-  int rc = backend_->ops()->getxattrs(backend_->handle(), sl(coll), sl(oid), cb, &out, &err);
+  int rc = backend_->getxattrs(sl(coll), sl(oid), cb, &out, &err);
   if (rc < 0) return Status::Error(rc, "getxattrs " + std::string(oid) + ": " + err.msg);
   return out;
 }
@@ -1259,8 +1257,8 @@ Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view o
     static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
     return 0;
   };
-  int rc = backend_->ops()->omap_iterate(backend_->handle(), sl(coll), sl(oid), sl(start_after),
-                                         sl(end), limit, cb, &out, &err);
+  int rc = backend_->omap_iterate(sl(coll), sl(oid), sl(start_after), sl(end), limit, cb, &out,
+                                  &err);
   if (rc < 0) return Status::Error(rc, "omap list " + std::string(oid) + ": " + err.msg);
   return out;
 }
@@ -1275,8 +1273,7 @@ Result<std::vector<std::string>> Store::list_objects(std::string_view coll,
     static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
     return 0;
   };
-  int rc = backend_->ops()->list_objects(backend_->handle(), sl(coll), sl(start_after), limit, cb,
-                                         &out, &err);
+  int rc = backend_->list_objects(sl(coll), sl(start_after), limit, cb, &out, &err);
   if (rc < 0) return Status::Error(rc, "list " + std::string(coll) + ": " + err.msg);
   return out;
 }
@@ -1288,7 +1285,7 @@ Result<std::vector<std::string>> Store::list_collections() {
     static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
     return 0;
   };
-  int rc = backend_->ops()->list_collections(backend_->handle(), cb, &out, &err);
+  int rc = backend_->list_collections(cb, &out, &err);
   if (rc < 0) return Status::Error(rc, std::string("list collections: ") + err.msg);
   return out;
 }
@@ -1356,6 +1353,7 @@ StoreStats Store::stats() {
   s.throttle_seconds = throttle_ns_ / 1e9;
   s.drain_bytes_per_sec = drain_rate_;
   s.staged_writes = staged_writes_;
+  s.checksum_failures = backend_->checksum_failures();
   if (journal_) {
     s.has_journal = true;
     s.journal = journal_->stat();
