@@ -47,9 +47,13 @@ PluginLogBridge::PluginLogBridge(Logger &logger, std::string component)
   services_.log = &PluginLogBridge::log_cb;
 }
 
-void PluginLogBridge::log_cb(void *ctx, int level, const char *msg) {
+void PluginLogBridge::log_cb(void *ctx, int level, const char *msg) noexcept {
   auto *self = static_cast<PluginLogBridge *>(ctx);
-  self->logger_.log(level, self->component_, msg ? msg : "");
+  try {
+    self->logger_.log(level, self->component_, msg ? msg : "");
+  } catch (...) {
+    // Only an allocation can fail here; the plugin must not see it.
+  }
 }
 
 }  // namespace strata

@@ -41,7 +41,8 @@ class PluginLogBridge {
   const strata_host_services *services() const { return &services_; }
 
  private:
-  static void log_cb(void *ctx, int level, const char *msg);
+  // Plugin threads call it: noexcept, and a message it cannot log is lost.
+  static void log_cb(void *ctx, int level, const char *msg) noexcept;
   Logger &logger_;
   std::string component_;
   strata_host_services services_{};

@@ -175,6 +175,10 @@ Result<Plugin> load_plugin(const std::string &path, int expected_kind) {
                   found_abi);
   if (!d->name || !*d->name) return refuse("descriptor has no name");
   if (!d->ops) return refuse("descriptor has no vtable");
+  if (!d->options && d->n_options != 0)
+    return refuse("descriptor declares " + std::to_string(d->n_options) +
+                  " options but gives no options array (a plugin without options gives NULL "
+                  "and 0)");
   uint32_t ops_size = *static_cast<const uint32_t *>(d->ops);
   if (ops_size < min_ops_size(d->kind))
     return refuse(std::string(kind_name(d->kind)) + " vtable too small: " +

@@ -5,9 +5,10 @@
 // the ABI major differs, the ABI minor is newer than the host's, the kind is
 // not the one asked for, the kind is newer than the ABI minor it claims (a
 // frontend needs 1.3), its vtable is smaller than the first layout of its
-// kind, or a function slot the host calls unconditionally is NULL (named in
-// the message). A registry lookup that finds the name only under another
-// kind says so ("'kv' is a backend plugin, not a frontend plugin").
+// kind, it declares options without an options array (NULL with 0 is fine),
+// or a function slot the host calls unconditionally is NULL (named in the
+// message). A registry lookup that finds the name only under another kind
+// says so ("'kv' is a backend plugin, not a frontend plugin").
 // A file that dlopen refuses is reported with dlerror()'s text.
 #pragma once
 

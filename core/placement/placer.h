@@ -28,7 +28,10 @@ class Placer {
   Result<std::vector<int32_t>> map(uint32_t rule, uint32_t x, uint32_t num_rep) const;
 
   const host::Plugin &plugin() const { return plugin_; }
-  uint64_t capabilities() const { return ops_->capabilities(); }
+  // The slot's signature depends on the plugin's minor (placement.h).
+  uint64_t capabilities() const {
+    return plugin_.abi_minor() >= 3 ? ops_->capabilities(handle_.get()) : ops_->capabilities_1_2();
+  }
 
  private:
   host::Plugin plugin_;

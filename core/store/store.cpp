@@ -273,6 +273,7 @@ StoreStats Store::stats() {
   s.throttle_seconds = throttle_ns_ / 1e9;
   s.drain_bytes_per_sec = drain_rate_;
   s.staged_writes = staged_writes_;
+  s.checksum_failures = backend_->checksum_failures();
   if (journal_) {
     s.has_journal = true;
     s.journal = journal_->stat();

@@ -125,6 +125,9 @@ struct StoreStats {
   uint64_t inline_applies = 0;
   strata_journal_stat journal{};
   bool has_journal = false;
+  // Backend checksum failures since open (STRATA_OS_CTL_CHECKSUM_FAILURES);
+  // none when the backend keeps no checksums or predates ABI 1.3.
+  std::optional<uint64_t> checksum_failures;
 };
 
 class Store {
@@ -254,7 +257,7 @@ class Store {
   void complete(const std::shared_ptr<InFlight> &f, const Status &st,
                 bool release_backend = false);
   void release_backend();
-  static void on_journal_durable(void *arg, int rc);
+  static void on_journal_durable(void *arg, int rc) noexcept;
   void throttle(uint64_t bytes);
   Status prepare(Transaction &t, std::vector<std::string> &touched_objs,
                  std::vector<std::string> &touched_colls);

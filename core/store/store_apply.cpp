@@ -66,13 +66,8 @@ void Store::release_backend() {
 }
 
 Status Store::apply_one(InFlight &f) {
-  strata_txn txn{};
-  txn.seq = f.seq;
-  txn.ops = f.txn.ops().data();
-  txn.n_ops = f.txn.ops().size();
-  txn.flags = journal_ ? 0 : STRATA_TXN_SYNC;
   strata_err err{};
-  int rc = backend_->ops()->apply(backend_->handle(), &txn, &err);
+  int rc = backend_->apply(f.seq, f.txn.ops(), journal_ ? 0 : STRATA_TXN_SYNC, &err);
   if (rc < 0)
     return Status::Error(rc, "backend " + meta_.backend + " failed to apply seq " +
                                  std::to_string(f.seq) + ": " + err.msg);

@@ -108,7 +108,7 @@ Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view o
     static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
     return 0;
   };
-  int rc = backend_->ops()->getxattrs(backend_->handle(), sl(coll), sl(oid), cb, &out, &err);
+  int rc = backend_->getxattrs(sl(coll), sl(oid), cb, &out, &err);
   if (rc < 0) return Status::Error(rc, "getxattrs " + std::string(oid) + ": " + err.msg);
   return out;
 }
@@ -142,8 +142,8 @@ Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view o
     static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
     return 0;
   };
-  int rc = backend_->ops()->omap_iterate(backend_->handle(), sl(coll), sl(oid), sl(start_after),
-                                         sl(end), limit, cb, &out, &err);
+  int rc = backend_->omap_iterate(sl(coll), sl(oid), sl(start_after), sl(end), limit, cb, &out,
+                                  &err);
   if (rc < 0) return Status::Error(rc, "omap list " + std::string(oid) + ": " + err.msg);
   return out;
 }
@@ -157,8 +157,7 @@ Result<std::vector<std::string>> Store::list_objects(std::string_view coll,
     static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
     return 0;
   };
-  int rc = backend_->ops()->list_objects(backend_->handle(), sl(coll), sl(start_after), limit, cb,
-                                         &out, &err);
+  int rc = backend_->list_objects(sl(coll), sl(start_after), limit, cb, &out, &err);
   if (rc < 0) return Status::Error(rc, "list " + std::string(coll) + ": " + err.msg);
   return out;
 }
@@ -170,7 +169,7 @@ Result<std::vector<std::string>> Store::list_collections() {
     static_cast<std::vector<std::string> *>(ctx)->emplace_back(sv(n));
     return 0;
   };
-  int rc = backend_->ops()->list_collections(backend_->handle(), cb, &out, &err);
+  int rc = backend_->list_collections(cb, &out, &err);
   if (rc < 0) return Status::Error(rc, std::string("list collections: ") + err.msg);
   return out;
 }

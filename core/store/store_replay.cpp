@@ -79,7 +79,7 @@ Status Store::replay() {
     };
     strata_journal_replay_result res{};
     res.struct_size = sizeof res;
-    rc = journal_->ops()->replay(journal_->handle(), committed, cb, &ctx, &res, &err);
+    rc = journal_->replay(committed, cb, &ctx, &res, &err);
     if (!ctx.st.ok()) return ctx.st;
     if (discard_after_ && (rc == 0 || rc == -EUCLEAN)) {
       if (ctx.applied < *discard_after_) {
@@ -176,9 +176,9 @@ Status Store::replace_damaged_journal(uint64_t newest) {
   strata_err err{};
   strata_journal_replay_result res{};
   res.struct_size = sizeof res;
-  int rc = journal_->ops()->replay(
-      journal_->handle(), r.discard_after, [](void *, uint64_t, const void *, size_t) { return 0; },
-      nullptr, &res, &err);
+  int rc = journal_->replay(
+      r.discard_after, [](void *, uint64_t, const void *, size_t) { return 0; }, nullptr, &res,
+      &err);
   if (rc < 0) return Status::Error(rc, "replaying the new journal " + where + ": " + err.msg);
   log_.warn("store", "repair of " + dir_ + ": dropped " + std::to_string(r.lost) +
                          " transaction(s) after seq " + std::to_string(r.discard_after) +

@@ -296,8 +296,8 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
     // before this function returns.
     auto *ref = new std::shared_ptr<InFlight>(f);
     strata_err err{};
-    int rc = journal_->ops()->append(journal_->handle(), f->seq, record.data(), record.size(),
-                                     &Store::on_journal_durable, ref, &err);
+    int rc = journal_->append(f->seq, record.data(), record.size(), &Store::on_journal_durable,
+                              ref, &err);
     if (rc < 0) {
       delete ref;
       // The seq is spent and the submit-side view already includes this
@@ -334,7 +334,10 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
   return Status::OK();
 }
 
-void Store::on_journal_durable(void *arg, int rc) {
+// noexcept: a journal thread calls it (plugin.h, "Host callbacks"); what
+// could throw here is an allocation, and a transaction that can neither
+// complete nor fail leaves no better way out than terminate.
+void Store::on_journal_durable(void *arg, int rc) noexcept {
   std::unique_ptr<std::shared_ptr<InFlight>> ref(static_cast<std::shared_ptr<InFlight> *>(arg));
   std::shared_ptr<InFlight> f = *ref;
   Store *self = f->store;

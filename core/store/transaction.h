@@ -15,9 +15,10 @@
 
 namespace strata::store {
 
-// Host-only op: resolved into STRATA_OP_WRITE at the object's size before the
-// transaction is journaled, so that replay is idempotent.
-inline constexpr uint32_t kOpAppend = 1000;
+// Host-only op (in the range objectstore.h reserves for the host, never
+// passed to a plugin): resolved into STRATA_OP_WRITE at the object's size
+// before the transaction is journaled, so that replay is idempotent.
+inline constexpr uint32_t kOpAppend = STRATA_OP_HOST_MIN;
 
 class Transaction {
  public:

@@ -188,7 +188,8 @@ TEST_CASE("a registry scan keeps the good plugins and lists each refused file wi
   std::vector<std::string> loaded;
   for (const Plugin &p : registry.plugins()) loaded.push_back(p.name());
   std::sort(loaded.begin(), loaded.end());
-  CHECK(loaded == std::vector<std::string>{"abi_kind", "crashes_in_usage", "legacy10"});
+  CHECK(loaded == std::vector<std::string>{"abi_kind", "cpp_probe", "crashes_in_usage", "legacy10",
+                                           "legacy12", "legacy12"});
   std::vector<std::string> refused;
   for (const auto &r : registry.refused()) {
     CHECK(r.reason.find(r.path) != std::string::npos);
@@ -200,6 +201,7 @@ TEST_CASE("a registry scan keeps the good plugins and lists each refused file wi
                        "libstrata_backend_missing_dependency.so",
                        "libstrata_backend_newer_minor.so", "libstrata_backend_no_entry.so",
                        "libstrata_backend_not_elf.so", "libstrata_backend_null_read.so",
+                       "libstrata_backend_options_without_array.so",
                        "libstrata_backend_tiny_vtable.so", "libstrata_backend_wrong_major.so",
                        "libstrata_journal_null_flush.so"});
 }

@@ -63,8 +63,17 @@ TEST_CASE("bytes overwritten in place in a data file read as EIO, other blocks a
   s.apply(Txn(2).write_full("c", "bystander", bystander));
 
   scribble(file, 5000, 19);  // inside block 1 (bytes 4096..8192)
+  // ABI 1.3: the count the log reports, asked through the control call.
+  auto failures = [&] {
+    uint64_t n = UINT64_MAX;
+    strata_err err{};
+    REQUIRE(s.ops().control(s.handle(), STRATA_OS_CTL_CHECKSUM_FAILURES, &n, &err) == 0);
+    return n;
+  };
+  CHECK(failures() == 0);
 
   CHECK(read_rc(s, "victim", 0, size) == -EIO);
+  CHECK(failures() == 1);
   CHECK(read_rc(s, "victim", 4096, 4096) == -EIO);
   CHECK(read_rc(s, "victim", 4999, 1) == -EIO);  // a byte the scribble left alone
   CHECK(s.log().contains("victim"));
@@ -73,6 +82,7 @@ TEST_CASE("bytes overwritten in place in a data file read as EIO, other blocks a
   CHECK(s.read("c", "victim", 0, 4096) == victim.substr(0, 4096));
   CHECK(s.read("c", "victim", 8192, size - 8192) == victim.substr(8192));
   CHECK(s.read("c", "bystander") == bystander);
+  CHECK(failures() == 3);
 }
 
 TEST_CASE("a read never hands out the bytes of a block that failed its checksum") {

@@ -64,8 +64,17 @@ TEST_CASE("bytes changed in a stored chunk read as EIO, other blocks and objects
   scribble_chunk(h, "victim", 0, 5000, 19);  // inside block 1 of chunk 0
   h.open();
 
+  // ABI 1.3: the count the log reports, asked through the control call.
+  auto failures = [&] {
+    uint64_t n = UINT64_MAX;
+    strata_err err{};
+    REQUIRE(h.ops().control(h.os(), STRATA_OS_CTL_CHECKSUM_FAILURES, &n, &err) == 0);
+    return n;
+  };
+  CHECK(failures() == 0);
   std::string out;
   CHECK(h.read_rc("c", "victim", 0, size, &out) == -EIO);
+  CHECK(failures() == 1);
   INFO(h.last_error());
   CHECK(h.last_error().find("victim") != std::string::npos);
   CHECK(h.last_error().find("block 1 (bytes 4096..8192)") != std::string::npos);
@@ -74,6 +83,7 @@ TEST_CASE("bytes changed in a stored chunk read as EIO, other blocks and objects
   CHECK(h.read("c", "victim", 0, 4096) == victim.substr(0, 4096));
   CHECK(h.read("c", "victim", 8192, size - 8192) == victim.substr(8192));
   CHECK(h.read("c", "bystander", 0, size) == bystander);
+  CHECK(failures() == 2);
 }
 
 TEST_CASE("a read never hands out the bytes of a kv block that failed its checksum",

@@ -255,9 +255,8 @@ void FileStore::apply(const strata_txn &txn) {
   TxnApplier applier(*db_, data_, stage_, log_, /*guard_clones=*/!exact_replay, csums_,
                      &records_);
   if (csums_.enabled() && !csums_.verify_old)
-    for (size_t i = 0; i < txn.n_ops; ++i)
-      if (txn.ops[i].object.len != 0)
-        unsettled_.emplace(sdk::view(txn.ops[i].collection), sdk::view(txn.ops[i].object));
+    for (const strata_op &op : sdk::ops_of(txn))
+      if (op.object.len != 0) unsettled_.emplace(sdk::view(op.collection), sdk::view(op.object));
   TxnApplier::Outcome outcome = applier.apply_ops(txn);
   last_txn_cloned_ = outcome.cloned;
   if (outcome.cloned && !exact_replay) {

@@ -91,7 +91,11 @@ class FileStore final : public sdk::ObjectStore {
 
   // Reads and writes that found data failing its checksum (or missing)
   // since open; each one is also logged as an error naming the object.
-  uint64_t checksum_failures() const { return csum_failures_.load(); }
+  // Served as STRATA_OS_CTL_CHECKSUM_FAILURES; none without checksums.
+  std::optional<uint64_t> checksum_failures() const override {
+    if (!(capabilities_ & STRATA_OS_CAP_DATA_CHECKSUMS)) return std::nullopt;
+    return csum_failures_.load();
+  }
   // The checksum block size; 0 for a store made before checksums.
   uint64_t csum_block_size() const { return csums_.block; }
 

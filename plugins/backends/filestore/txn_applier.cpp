@@ -8,6 +8,7 @@
 #include "filestore/names.h"
 #include "filestore/posix_file.h"
 #include "filestore/stage_binding.h"
+#include "strata/cpp/objectstore.hpp"
 
 namespace strata::filestore {
 namespace {
@@ -42,8 +43,9 @@ TxnApplier::TxnApplier(kvdb::Database &db, DataFiles &data, StageArea &stage,
       cache_(cache) {}
 
 TxnApplier::Outcome TxnApplier::apply_ops(const strata_txn &txn) {
-  for (size_t i = 0; i < txn.n_ops; ++i) {
-    const strata_op &op = txn.ops[i];
+  const sdk::TxnOps ops(txn);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const strata_op op = ops[i];
     try {
       apply_op(op, txn.seq, static_cast<uint32_t>(i));
     } catch (const sdk::Error &e) {

@@ -126,9 +126,10 @@ void KvStore::apply(const strata_txn &txn) {
 
   kvdb::Transaction batch(*db_);
   TxnApplier applier(batch, chunk_size_, csum_block_);
-  for (size_t i = 0; i < txn.n_ops; ++i) {
+  const sdk::TxnOps ops(txn);
+  for (size_t i = 0; i < ops.size(); ++i) {
     try {
-      applier.apply(txn.ops[i]);
+      applier.apply(ops[i]);
     } catch (const sdk::Error &e) {
       sdk::Error err(e.code(), "kv " + path_ + ": txn " + std::to_string(txn.seq) + " op " +
                                    std::to_string(i) + ": " + e.what());

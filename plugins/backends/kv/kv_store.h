@@ -52,7 +52,11 @@ class KvStore final : public sdk::ObjectStore {
 
   // Reads and writes that found a block failing its checksum since open;
   // each one is also logged as an error naming the object and the block.
-  uint64_t checksum_failures() const { return csum_failures_.load(); }
+  // Served as STRATA_OS_CTL_CHECKSUM_FAILURES; none without checksums.
+  std::optional<uint64_t> checksum_failures() const override {
+    if (!csum_block_) return std::nullopt;
+    return csum_failures_.load();
+  }
 
  private:
   KvStore(std::string path, std::unique_ptr<kvdb::Database> db, sdk::Logger log);

@@ -14,6 +14,8 @@ namespace mem {
 
 using strata::sdk::Error;
 using strata::sdk::make_error;
+using strata::sdk::ops_of;
+using strata::sdk::TxnOps;
 using strata::sdk::view;
 
 namespace {
@@ -106,20 +108,20 @@ uint64_t MemStore::capabilities() const {
 void MemStore::apply(const strata_txn &txn) {
   validate(txn);
   StagedBytes staged;
-  for (size_t i = 0; i < txn.n_ops; ++i) {
-    const strata_op &op = txn.ops[i];
+  // ops_of steps by the host's op size (ABI 1.3), never txn.ops[i].
+  for (const strata_op &op : ops_of(txn))
     if (op.type == STRATA_OP_WRITE_STAGED) staged[op.offset] = stages_.get(op.offset, op.length);
-  }
   std::unique_lock<std::shared_mutex> lock(mu_);
-  for (size_t i = 0; i < txn.n_ops; ++i) apply_op(txn.ops[i], txn.seq, staged);
+  for (const strata_op &op : ops_of(txn)) apply_op(op, txn.seq, staged);
 }
 
 void MemStore::validate(const strata_txn &txn) const {
   // Collections created or removed earlier in this transaction count.
   std::set<std::string> created, removed;
   std::shared_lock<std::shared_mutex> lock(mu_);
-  for (size_t i = 0; i < txn.n_ops; ++i) {
-    const strata_op &op = txn.ops[i];
+  const TxnOps ops(txn);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const strata_op op = ops[i];
     if (!is_known_op(op.type))
       throw make_error(EOPNOTSUPP, "txn %llu op %zu: unknown op type %u",
                        (unsigned long long)txn.seq, i, op.type);

@@ -49,7 +49,8 @@
  *     an owner_id checks nothing.
  *
  * Threading: append, trim, flush, stat may be called from different host
- * threads concurrently; replay is called alone. on_durable callbacks must
+ * threads concurrently; replay is called alone. control may be called
+ * from any thread while the journal is open. on_durable callbacks must
  * not call flush or close.
  */
 #ifndef STRATA_JOURNAL_H
@@ -76,8 +77,9 @@ typedef struct strata_journal strata_journal; /* opaque, plugin-owned */
 #define STRATA_JOURNAL_CAP_OWNER_CHECK (1ull << 2)
 
 typedef void (*strata_journal_done_cb)(void *arg, int rc);
-/* Replay visitor: return 0 to continue, a negative errno to abort replay
- * (replay then returns that value). */
+/* Replay visitor, by the convention of plugin.h: return 0 to continue,
+ * non-zero to stop, and replay returns that value (a negative errno aborts
+ * replay as a failure). */
 typedef int (*strata_journal_record_cb)(void *ctx, uint64_t seq, const void *data, size_t len);
 
 typedef struct strata_journal_stat {
@@ -127,6 +129,13 @@ typedef struct strata_journal_ops {
   int (*stat)(strata_journal *j, strata_journal_stat *out);
   /* Remove the journal's files (after a journal swap). */
   int (*destroy)(const strata_open_args *args, strata_err *err);
+
+  /* --- ABI 1.3 ---------------------------------------------------------- */
+  /* A request or hint that needs no slot of its own (plugin.h, "Control
+   * calls"). No public journal op is defined yet: a plugin answers every op
+   * it does not implement with -EOPNOTSUPP. Thread-safe like stat. May be
+   * NULL: the host then answers -EOPNOTSUPP itself. */
+  int (*control)(strata_journal *j, int op, void *arg, strata_err *err);
 } strata_journal_ops;
 
 #ifdef __cplusplus

@@ -30,7 +30,8 @@
  * Threading. apply, checkpoint and stage_release_unused are called by one
  * host thread at a time; stage_write and stage_release may be called
  * concurrently by several. The read functions may be called from any number of threads
- * concurrently with each other and with apply/checkpoint.
+ * concurrently with each other and with apply/checkpoint. control may be
+ * called from any thread, concurrently with everything but open and close.
  */
 #ifndef STRATA_OBJECTSTORE_H
 #define STRATA_OBJECTSTORE_H
@@ -93,6 +94,13 @@ typedef enum strata_op_type {
   STRATA_OP_WRITE_STAGED = 50
 } strata_op_type;
 
+/* ABI 1.3: op types from STRATA_OP_HOST_MIN up are the host's own (e.g. an
+ * append the host resolves into a WRITE at the object's size before it
+ * journals the transaction). They are never passed to a plugin: the host
+ * refuses to apply a transaction that still holds one. Op types the ABI
+ * defines stay below it. */
+#define STRATA_OP_HOST_MIN 0x8000u
+
 /* Every object op creates the object if it does not exist, except REMOVE,
  * RMXATTR, OMAP_RM, OMAP_RM_RANGE and OMAP_CLEAR which are no-ops on a
  * missing object. Edge cases, fixed by the conformance kit:
@@ -104,6 +112,10 @@ typedef enum strata_op_type {
  *     already-applied RMCOLL removed: it is a no-op then, not an error. The host only submits object ops into collections that
  * exist (it validates before journaling), so apply() failing means the
  * backend's media failed: the host stops the store. */
+/* Ops may grow (ABI 1.3): a transaction carries the size of one op as its
+ * sender knows it (strata_txn.op_size) and its ops are op_size bytes apart.
+ * Step through them with strata_txn_op(), and read a field appended after
+ * 1.2 only when STRATA_OP_HAS(txn, field) says the sender sent it. */
 typedef struct strata_op {
   uint32_t type; /* strata_op_type */
   uint32_t reserved0;
@@ -149,11 +161,35 @@ static inline const char *strata_op_type_name(uint32_t type) {
 
 typedef struct strata_txn {
   uint64_t seq; /* host sequence number, strictly increasing across calls */
+  /* n_ops ops, op_size bytes apart: index them with strata_txn_op(). */
   const strata_op *ops;
   size_t n_ops;
   uint32_t flags; /* STRATA_TXN_* */
-  uint32_t reserved0;
+  /* ABI 1.3 (was reserved0, so the layout is that of 1.0): the size of one
+   * op as the sender knows it, i.e. its sizeof(strata_op). 0 means the 1.2
+   * layout (STRATA_OP_SIZE_1_2): what a sender before 1.3, or one that
+   * zero-fills, gives. A host passes ops of exactly the 1.2 layout to a
+   * plugin of minor < 3, which steps by its own sizeof(strata_op). */
+  uint32_t op_size;
 } strata_txn;
+
+/* sizeof(strata_op) in ABI 1.0 to 1.3. */
+#define STRATA_OP_SIZE_1_2 88u
+
+/* The distance between two ops of txn in bytes. */
+static inline size_t strata_txn_op_stride(const strata_txn *txn) {
+  return txn->op_size ? txn->op_size : STRATA_OP_SIZE_1_2;
+}
+
+/* Op i of txn. */
+static inline const strata_op *strata_txn_op(const strata_txn *txn, size_t i) {
+  return (const strata_op *)((const char *)txn->ops + i * strata_txn_op_stride(txn));
+}
+
+/* Whether the ops of txn carry `field` (a field appended to strata_op after
+ * 1.2 is read only when this holds; otherwise it has its zero default). */
+#define STRATA_OP_HAS(txn, field)                   \
+  (strata_txn_op_stride(txn) >= offsetof(strata_op, field) + sizeof(((strata_op *)0)->field))
 
 typedef struct strata_object_stat {
   uint32_t struct_size;
@@ -173,8 +209,10 @@ typedef struct strata_store_usage {
   uint64_t reserved[4];
 } strata_store_usage;
 
-/* Visitor callbacks: return 0 to continue, non-zero to stop (the iterating
- * function then returns 0). Slices are valid only during the call. */
+/* Visitor callbacks, by the convention of plugin.h: return 0 to continue,
+ * non-zero to stop, and the iterating function returns that value (a
+ * plugin of minor < 3 returned 0 then; the host adapts). Slices are valid
+ * only during the call. */
 typedef int (*strata_name_cb)(void *ctx, strata_slice name);
 typedef int (*strata_kv_cb)(void *ctx, strata_slice key, strata_slice value);
 
@@ -266,7 +304,24 @@ typedef struct strata_objectstore_ops {
    * lacks it; its abandoned stages wait for stage_release_unused at the next
    * open. */
   int (*stage_release)(strata_objectstore *os, uint64_t stage_id, strata_err *err);
+
+  /* --- ABI 1.3 ---------------------------------------------------------- */
+  /* A request or hint that needs no slot of its own (plugin.h, "Control
+   * calls"): op is one of STRATA_OS_CTL_* or a vendor op, arg its argument.
+   * An op the plugin does not implement answers -EOPNOTSUPP. Thread-safe.
+   * May be NULL: the host then answers -EOPNOTSUPP itself. */
+  int (*control)(strata_objectstore *os, int op, void *arg, strata_err *err);
 } strata_objectstore_ops;
+
+/* Public control ops of the object store (numbers from the public range of
+ * plugin.h; never reused). */
+/* arg: uint64_t *, set to the number of checksum failures the backend met
+ * since open: blocks of data at rest that failed their checksum (or were
+ * missing), found by a read (which answered -EIO) or by the backend's own
+ * work (e.g. the read half of a partial overwrite). What was logged one line
+ * at a time, as a count for health reports. For backends with
+ * STRATA_OS_CAP_DATA_CHECKSUMS; others answer -EOPNOTSUPP. */
+#define STRATA_OS_CTL_CHECKSUM_FAILURES 0x0001
 
 #ifdef __cplusplus
 }

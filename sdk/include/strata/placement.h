@@ -34,6 +34,12 @@
  * Evolution. Every array element type has its element size passed in the
  * map (device_size, ...), so fields can be appended to elements as well as
  * to the map and the vtable; a plugin reads only what it knows.
+ *
+ * No control call (ABI 1.3, unlike the object store and journal): a handle
+ * is an immutable function of its map, shared by every node, and a hint
+ * that changed what map() answers would break that; whatever a placement
+ * plugin needs to be told belongs in the map, and a new question gets a
+ * slot of its own.
  */
 #ifndef STRATA_PLACEMENT_H
 #define STRATA_PLACEMENT_H
@@ -149,8 +155,16 @@ typedef struct strata_placement_ops {
   uint32_t struct_size;
   uint32_t reserved0;
 
-  /* STRATA_PLACEMENT_CAP_* bits. */
-  uint64_t (*capabilities)(void);
+  /* STRATA_PLACEMENT_CAP_* bits of the handle, like the other kinds'
+   * capabilities (a plugin may support more for some maps). ABI 1.3 gave
+   * the slot its handle; the layout did not change, so the host reads the
+   * slot by the plugin's abi_minor: capabilities (>= 3) or
+   * capabilities_1_2 (1.1, 1.2: no argument). A plugin fills the member of
+   * its own minor. */
+  union {
+    uint64_t (*capabilities)(const strata_placement *p);
+    uint64_t (*capabilities_1_2)(void);
+  };
   /* Build the plugin's state for `map` (valid only during the call; copy
    * what is kept). host may be NULL. On success *out is the handle; on
    * failure *out is NULL and err says why, e.g. -EOPNOTSUPP for a rule shape

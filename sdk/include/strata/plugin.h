@@ -22,6 +22,35 @@
  *     file) into it.
  *   - Unknown operations or capabilities answer -EOPNOTSUPP.
  *
+ * Visitors (ABI 1.3: one convention for every kind). A function that
+ * iterates takes a callback and its cookie as the pair (cb, ctx), in that
+ * order, and calls cb(ctx, ...) with ctx first. The callback returns 0 to
+ * continue; any other value stops the iteration at once and the iterating
+ * function returns that value (a negative errno reads as a failure, a
+ * positive value is the caller's own "stopped here" code, 0 is never
+ * returned for a stop). What the callback is given (slices, buffers) is
+ * valid only during the call. Plugins of minor < 3 returned 0 for a stop
+ * requested by an object-store visitor; the host adapts to them.
+ *
+ * Host callbacks. Every function the host hands a plugin (log, completions
+ * such as a journal's on_durable, visitors) may be called on a plugin
+ * thread and never lets an exception or a longjmp cross back into the
+ * plugin: failures come back as the documented return value.
+ *
+ * Control calls (ABI 1.3). The object-store and journal vtables end with
+ *   int (*control)(handle, int op, void *arg, strata_err *err)
+ * for requests and hints that need no slot of their own, in the manner of
+ * SQLite's xFileControl. `op` selects the request and the type of `arg`.
+ * A plugin answers an op it does not know, or does not implement, with
+ * -EOPNOTSUPP and touches nothing; so does the host for a plugin whose
+ * vtable has no control slot (minor < 3, or NULL). Op numbers:
+ *   STRATA_CTL_PUBLIC_MIN..STRATA_CTL_PUBLIC_MAX   public: defined in the
+ *       kind headers, one number one meaning across all kinds, never reused;
+ *   STRATA_CTL_VENDOR_MIN..STRATA_CTL_VENDOR_MAX   vendor/private: agreed
+ *       between one plugin and the tools written for it; the host never
+ *       sends them on its own;
+ *   every other value is invalid and answers -EOPNOTSUPP.
+ *
  * Models: SQLite's sqlite3_vfs/sqlite3_io_methods (versioned, append-only
  * vtables), libfuse's lowlevel ops (one table of function pointers per kind).
  */
@@ -43,9 +72,17 @@ extern "C" {
  *        STRATA_OP_WRITE_STAGED (large writes bypass the journal);
  *        the placement kind (placement.h).
  *   1.2  object store: stage_release (drop one abandoned stage).
- *   1.3  begins with: open args owner_id/owner_path (taken from reserved
+ *   1.3  open args owner_id/owner_path (taken from reserved
  *        slots) and STRATA_JOURNAL_CAP_OWNER_CHECK: a journal records the
  *        identity of its store and refuses to open for another store.
+ *        strata_txn.op_size (was reserved0): the stride of the op array,
+ *        so strata_op can grow; `control` on the object-store and journal
+ *        vtables (control op numbers below) and
+ *        STRATA_OS_CTL_CHECKSUM_FAILURES; placement `capabilities` takes
+ *        its handle (same slot, signature chosen by abi_minor); one visitor
+ *        convention (above); host-only op types live at
+ *        STRATA_OP_HOST_MIN and up and never reach a plugin; a plugin
+ *        without options may give options NULL with n_options 0.
  *        The frontend kind (frontend.h): start/stop/status/metrics, the
  *        cluster reached through the client routine table (client_api.h,
  *        frontend_client.h).
@@ -60,6 +97,12 @@ extern "C" {
 #else
 #define STRATA_PLUGIN_EXPORT
 #endif
+
+/* Control op number space (see "Control calls" above). */
+#define STRATA_CTL_PUBLIC_MIN 0x0001
+#define STRATA_CTL_PUBLIC_MAX 0x7fff
+#define STRATA_CTL_VENDOR_MIN 0x8000
+#define STRATA_CTL_VENDOR_MAX 0xffff
 
 typedef enum strata_plugin_kind {
   STRATA_KIND_OBJECTSTORE = 1, /* vtable: strata_objectstore_ops (objectstore.h) */
@@ -153,7 +196,9 @@ typedef struct strata_plugin_descriptor {
   const char *version;     /* the plugin's own version, e.g. "0.1.0" */
   const char *description; /* one line for `strata plugins list` */
   const void *ops;         /* kind-specific vtable; starts with uint32_t struct_size */
-  const strata_option_spec *options; /* the config keys this plugin takes */
+  /* The config keys this plugin takes; a plugin without options gives
+   * NULL and 0 (no zero-size or dummy array needed). */
+  const strata_option_spec *options;
   size_t n_options;
   void *reserved[4];
 } strata_plugin_descriptor;

@@ -7,6 +7,7 @@
  *   PLUGIN_NAME                          its name
  *   PLUGIN_ENTRY                         the name of its exported entry function
  *   PLUGIN_OPS_SIZE                      the struct_size its vtable claims
+ *   PLUGIN_N_OPTIONS                     options it declares (with a NULL array)
  * Its vtable's functions are all null: the host must refuse it.
  */
 #include "strata/journal.h"
@@ -25,6 +26,10 @@
 #else
 #define PLUGIN_KIND STRATA_KIND_OBJECTSTORE
 #endif
+/* Options declared; the options array is always NULL. */
+#ifndef PLUGIN_N_OPTIONS
+#define PLUGIN_N_OPTIONS 0
+#endif
 #ifndef PLUGIN_ENTRY
 #define PLUGIN_ENTRY strata_plugin_entry_v1
 #endif
@@ -33,13 +38,13 @@
 #ifndef PLUGIN_OPS_SIZE
 #define PLUGIN_OPS_SIZE sizeof(strata_journal_ops)
 #endif
-static const strata_journal_ops kOps = {PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const strata_journal_ops kOps = {PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #else
 #ifndef PLUGIN_OPS_SIZE
 #define PLUGIN_OPS_SIZE sizeof(strata_objectstore_ops)
 #endif
 static const strata_objectstore_ops kOps = {
-    PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    PLUGIN_OPS_SIZE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 #endif
 
 static const strata_plugin_descriptor kDescriptor = {
@@ -53,7 +58,7 @@ static const strata_plugin_descriptor kDescriptor = {
     "a deliberately broken plugin for the ABI refusal tests",
     &kOps,
     0,
-    0,
+    PLUGIN_N_OPTIONS,
     {0}};
 
 STRATA_PLUGIN_EXPORT const strata_plugin_descriptor *PLUGIN_ENTRY(void) { return &kDescriptor; }

@@ -8,7 +8,7 @@
 int leaky_helper_everyone_can_see(int x) { return x + 1; }
 
 static const strata_objectstore_ops kOps = {
-    sizeof(strata_objectstore_ops), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    sizeof(strata_objectstore_ops), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 static const strata_plugin_descriptor kDescriptor = {sizeof(strata_plugin_descriptor),
                                                      STRATA_ABI_MAJOR,
                                                      STRATA_ABI_MINOR,

@@ -4,6 +4,9 @@
  * SDK). Its vtable ends after fsck, so a 1.1 host must treat the staged-write
  * functions as absent. Just enough of a store for the test to apply a
  * transaction and read it back: one collection table, objects with data.
+ * Compiled a second time against tests/abi/frozen_1_2 (PLUGIN_NAME
+ * "legacy12"): a plugin of 1.2, without the control slot, whose
+ * list_collections returns 0 when its visitor stops it, as before 1.3.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,10 @@
 #include "strata/objectstore.h"
 
 #define MAX_OBJECTS 16
+
+#ifndef PLUGIN_NAME
+#define PLUGIN_NAME "legacy10"
+#endif
 
 struct object {
   char name[64];
@@ -184,10 +191,16 @@ static int lg_list_objects(strata_objectstore *os, strata_slice c, strata_slice 
   (void)os, (void)c, (void)sa, (void)limit, (void)cb, (void)ctx, (void)e;
   return -EOPNOTSUPP;
 }
+/* The collections are fixed: a, b, c. */
 static int lg_list_collections(strata_objectstore *os, strata_name_cb cb, void *ctx,
                                strata_err *e) {
-  (void)os, (void)cb, (void)ctx, (void)e;
-  return -EOPNOTSUPP;
+  static const char *const names[] = {"a", "b", "c"};
+  (void)os, (void)e;
+  for (size_t i = 0; i < 3; ++i) {
+    strata_slice name = {names[i], 1};
+    if (cb(ctx, name) != 0) return 0; /* a stop, as the 1.0-1.2 headers said */
+  }
+  return 0;
 }
 static int lg_usage(strata_objectstore *os, strata_store_usage *out, strata_err *e) {
   (void)os, (void)out, (void)e;
@@ -217,7 +230,15 @@ static const strata_objectstore_ops kOps = {sizeof(strata_objectstore_ops),
                                             lg_list_objects,
                                             lg_list_collections,
                                             lg_usage,
-                                            lg_fsck};
+                                            lg_fsck
+#if STRATA_ABI_MINOR >= 2
+                                            /* no staged writes, no stage_release */
+                                            ,
+                                            NULL,
+                                            NULL,
+                                            NULL
+#endif
+};
 
 static const strata_option_spec kOptions[] = {
     {"unused", STRATA_OPT_STRING, "", NULL, "takes no real options"}};
@@ -228,9 +249,9 @@ static const strata_plugin_descriptor kDescriptor = {
     STRATA_ABI_MINOR,
     STRATA_KIND_OBJECTSTORE,
     0,
-    "legacy10",
+    PLUGIN_NAME,
     "1.0.0",
-    "a plugin built against the frozen ABI 1.0 headers",
+    "a plugin built against the frozen ABI 1.x headers of an older minor",
     &kOps,
     kOptions,
     1,

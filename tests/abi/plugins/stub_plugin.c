@@ -71,7 +71,8 @@ static int j_destroy(const strata_open_args *a, strata_err *e) {
   return 0;
 }
 static strata_journal_ops kOps = {sizeof(strata_journal_ops), 0, j_create, j_open, j_close,
-                                  j_caps, j_replay, j_append, j_trim, j_flush, j_stat, j_destroy};
+                                  j_caps, j_replay, j_append, j_trim, j_flush, j_stat, j_destroy,
+                                  0};
 #else
 static int b_mkfs(const strata_open_args *a, strata_err *e) {
   (void)a, (void)e;
@@ -171,7 +172,7 @@ static strata_objectstore_ops kOps = {
     offsetof(strata_objectstore_ops, stage_write), 0, b_mkfs, b_open, b_close, b_caps,
     b_apply, b_checkpoint, b_committed, b_read, b_stat, b_getxattr, b_getxattrs,
     b_omap_header, b_omap_get, b_omap_iterate, b_list_objects, b_list_collections, b_usage,
-    b_fsck, 0, 0, 0};
+    b_fsck, 0, 0, 0, 0};
 #endif
 
 static const strata_plugin_descriptor kDescriptor = {

@@ -9,6 +9,8 @@
 //   };
 //   STRATA_JOURNAL_PLUGIN(MyJournal, "mine", "0.1.0", "one line", kOptions)
 //
+// A plugin without options leaves the last argument out.
+//
 // Semantics of each method are those of strata/journal.h; failures are
 // reported by throwing strata::sdk::Error.
 #pragma once
@@ -26,7 +28,9 @@ class Journal {
  public:
   virtual ~Journal() = default;
   virtual uint64_t capabilities() const = 0;
-  // Return a negative errno from `visit` to abort; replay then throws it.
+  // `visit` returns 0 to go on or a negative errno to abort; replay then
+  // throws it. (The adapter turns the host's positive "stop" into an abort
+  // and hands the host its value back, as plugin.h's visitor convention says.)
   virtual strata_journal_replay_result replay(
       uint64_t after_seq, const std::function<int(uint64_t, const void *, size_t)> &visit) = 0;
   virtual void append(uint64_t seq, const void *data, size_t len, strata_journal_done_cb cb,
@@ -34,6 +38,12 @@ class Journal {
   virtual void trim(uint64_t upto_seq) = 0;
   virtual void flush() = 0;
   virtual strata_journal_stat stat() = 0;
+  // ABI 1.3 control call: 0 (or a count) when `op` is served, -EOPNOTSUPP
+  // for an op this journal does not implement (the default); may throw Error.
+  virtual int control(int op, void *arg) {
+    (void)op, (void)arg;
+    return -EOPNOTSUPP;
+  }
 };
 
 namespace detail {
@@ -66,9 +76,14 @@ struct JournalAdapter {
   static uint64_t capabilities(strata_journal *j) { return self(j)->capabilities(); }
   static int replay(strata_journal *j, uint64_t after_seq, strata_journal_record_cb cb, void *ctx,
                     strata_journal_replay_result *result, strata_err *err) {
-    return guard(err, [&] {
-      strata_journal_replay_result r = self(j)->replay(
-          after_seq, [&](uint64_t seq, const void *d, size_t n) { return cb(ctx, seq, d, n); });
+    VisitStop stop;
+    int rc = guard(err, [&] {
+      strata_journal_replay_result r =
+          self(j)->replay(after_seq, [&](uint64_t seq, const void *d, size_t n) {
+            int v = cb(ctx, seq, d, n);
+            stop.go_on(v);
+            return v > 0 ? -ECANCELED : v;
+          });
       if (result) {
         uint32_t size = result->struct_size ? result->struct_size : sizeof r;
         r.struct_size = size < sizeof r ? size : sizeof r;
@@ -76,6 +91,7 @@ struct JournalAdapter {
       }
       return 0;
     });
+    return stop.value ? stop.value : rc;
   }
   static int append(strata_journal *j, uint64_t seq, const void *data, size_t len,
                     strata_journal_done_cb cb, void *arg, strata_err *err) {
@@ -112,16 +128,19 @@ struct JournalAdapter {
       return 0;
     });
   }
+  static int control(strata_journal *j, int op, void *arg, strata_err *err) {
+    return guard(err, [&] { return self(j)->control(op, arg); });
+  }
 
   static constexpr strata_journal_ops ops = {sizeof(strata_journal_ops), 0, create, open, close,
                                              capabilities, replay, append, trim, flush, stat,
-                                             destroy};
+                                             destroy, control};
 };
 
 }  // namespace detail
 }  // namespace strata::sdk
 
-#define STRATA_JOURNAL_PLUGIN(Class, name, version, description, options_array) \
+#define STRATA_JOURNAL_PLUGIN(Class, name, version, description, ...)           \
   static const strata_plugin_descriptor strata_plugin_descriptor_ = {           \
       sizeof(strata_plugin_descriptor),                                         \
       STRATA_ABI_MAJOR,                                                         \
@@ -132,7 +151,7 @@ struct JournalAdapter {
       version,                                                                  \
       description,                                                              \
       &::strata::sdk::detail::JournalAdapter<Class>::ops,                       \
-      options_array,                                                            \
-      std::size(options_array),                                                 \
+      ::strata::sdk::detail::OptionTable{__VA_ARGS__}.specs,                    \
+      ::strata::sdk::detail::OptionTable{__VA_ARGS__}.count,                    \
       {}};                                                                      \
   STRATA_DEFINE_PLUGIN_ENTRY(&strata_plugin_descriptor_)

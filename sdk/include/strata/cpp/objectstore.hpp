@@ -9,14 +9,21 @@
 //   static const strata_option_spec kOptions[] = {{"my_opt", STRATA_OPT_INT, "4", nullptr, "..."}};
 //   STRATA_OBJECTSTORE_PLUGIN(MyStore, "mine", "0.1.0", "one line", kOptions)
 //
+// A plugin without options leaves the last argument out.
+//
+// apply() gets the C transaction: step through its ops with ops_of(txn)
+// (never txn.ops[i]: ops are txn.op_size bytes apart since ABI 1.3).
+//
 // Methods report failure by throwing strata::sdk::Error; the adapter turns it
 // into a negative errno and message at the C boundary. Semantics of each
 // method are those of the matching entry in strata/objectstore.h.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +31,45 @@
 #include "strata/objectstore.h"
 
 namespace strata::sdk {
+
+// The ops of a transaction, by value, stepping by the sender's op size: a
+// field the sender's strata_op did not have reads as zero.
+class TxnOps {
+ public:
+  explicit TxnOps(const strata_txn &t) : t_(t) {}
+  size_t size() const { return t_.n_ops; }
+  bool empty() const { return t_.n_ops == 0; }
+  strata_op operator[](size_t i) const {
+    strata_op op{};
+    size_t stride = strata_txn_op_stride(&t_);
+    std::memcpy(&op, strata_txn_op(&t_, i), stride < sizeof op ? stride : sizeof op);
+    return op;
+  }
+
+  class iterator {
+   public:
+    using value_type = strata_op;
+    using difference_type = std::ptrdiff_t;
+    iterator(const TxnOps *ops, size_t i) : ops_(ops), i_(i) {}
+    strata_op operator*() const { return (*ops_)[i_]; }
+    iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const iterator &o) const { return i_ == o.i_; }
+
+   private:
+    const TxnOps *ops_;
+    size_t i_;
+  };
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, t_.n_ops}; }
+
+ private:
+  const strata_txn &t_;
+};
+
+inline TxnOps ops_of(const strata_txn &t) { return TxnOps(t); }
 
 // Return true to continue, false to stop.
 using KvVisitor = std::function<bool(std::string_view key, std::string_view value)>;
@@ -67,6 +113,24 @@ class ObjectStore {
   virtual void stage_release_unused() {}
   // ABI 1.2: drop one stage no transaction will name.
   virtual void stage_release(uint64_t) {}
+  // ABI 1.3 control call: 0 (or a count) when `op` is served, -EOPNOTSUPP
+  // for an op this store does not implement; may throw Error. The default
+  // serves the public ops through the typed methods below; override it for
+  // vendor ops (and call this one for the rest).
+  virtual int control(int op, void *arg) {
+    if (op == STRATA_OS_CTL_CHECKSUM_FAILURES) {
+      std::optional<uint64_t> n = checksum_failures();
+      if (!n) return -EOPNOTSUPP;
+      if (!arg) throw Error(EINVAL, "control CHECKSUM_FAILURES: no uint64_t to fill (arg NULL)");
+      *static_cast<uint64_t *>(arg) = *n;
+      return 0;
+    }
+    return -EOPNOTSUPP;
+  }
+  // STRATA_OS_CTL_CHECKSUM_FAILURES: checksum failures met since open, or
+  // nullopt when this store keeps no checksums (the op then answers
+  // -EOPNOTSUPP).
+  virtual std::optional<uint64_t> checksum_failures() const { return std::nullopt; }
 };
 
 namespace detail {
@@ -147,10 +211,11 @@ struct ObjectStoreAdapter {
   static int getxattrs(strata_objectstore *os, strata_slice c, strata_slice o, strata_kv_cb cb,
                        void *ctx, strata_err *err) {
     return guard(err, [&] {
+      VisitStop stop;
       self(os)->getxattrs(view(c), view(o), [&](std::string_view k, std::string_view v) {
-        return cb(ctx, slice(k), slice(v)) == 0;
+        return stop.go_on(cb(ctx, slice(k), slice(v)));
       });
-      return 0;
+      return stop.value;
     });
   }
   static int64_t omap_get_header(strata_objectstore *os, strata_slice c, strata_slice o,
@@ -171,26 +236,29 @@ struct ObjectStoreAdapter {
                           strata_slice start_after, strata_slice end, uint64_t limit,
                           strata_kv_cb cb, void *ctx, strata_err *err) {
     return guard(err, [&] {
+      VisitStop stop;
       self(os)->omap_iterate(view(c), view(o), view(start_after), view(end), limit,
                              [&](std::string_view k, std::string_view v) {
-                               return cb(ctx, slice(k), slice(v)) == 0;
+                               return stop.go_on(cb(ctx, slice(k), slice(v)));
                              });
-      return 0;
+      return stop.value;
     });
   }
   static int list_objects(strata_objectstore *os, strata_slice c, strata_slice start_after,
                           uint64_t limit, strata_name_cb cb, void *ctx, strata_err *err) {
     return guard(err, [&] {
+      VisitStop stop;
       self(os)->list_objects(view(c), view(start_after), limit,
-                             [&](std::string_view n) { return cb(ctx, slice(n)) == 0; });
-      return 0;
+                             [&](std::string_view n) { return stop.go_on(cb(ctx, slice(n))); });
+      return stop.value;
     });
   }
   static int list_collections(strata_objectstore *os, strata_name_cb cb, void *ctx,
                               strata_err *err) {
     return guard(err, [&] {
-      self(os)->list_collections([&](std::string_view n) { return cb(ctx, slice(n)) == 0; });
-      return 0;
+      VisitStop stop;
+      self(os)->list_collections([&](std::string_view n) { return stop.go_on(cb(ctx, slice(n))); });
+      return stop.value;
     });
   }
   static int usage(strata_objectstore *os, strata_store_usage *out, strata_err *err) {
@@ -224,18 +292,21 @@ struct ObjectStoreAdapter {
       return 0;
     });
   }
+  static int control(strata_objectstore *os, int op, void *arg, strata_err *err) {
+    return guard(err, [&] { return self(os)->control(op, arg); });
+  }
 
   static constexpr strata_objectstore_ops ops = {
       sizeof(strata_objectstore_ops), 0, mkfs, open, close, capabilities, apply, checkpoint,
       committed_seq, read, stat, getxattr, getxattrs, omap_get_header, omap_get, omap_iterate,
       list_objects, list_collections, usage, fsck, stage_write, stage_release_unused,
-      stage_release};
+      stage_release, control};
 };
 
 }  // namespace detail
 }  // namespace strata::sdk
 
-#define STRATA_OBJECTSTORE_PLUGIN(Class, name, version, description, options_array)          \
+#define STRATA_OBJECTSTORE_PLUGIN(Class, name, version, description, ...)                    \
   static const strata_plugin_descriptor strata_plugin_descriptor_ = {                        \
       sizeof(strata_plugin_descriptor),                                                      \
       STRATA_ABI_MAJOR,                                                                      \
@@ -246,7 +317,7 @@ struct ObjectStoreAdapter {
       version,                                                                               \
       description,                                                                           \
       &::strata::sdk::detail::ObjectStoreAdapter<Class>::ops,                                \
-      options_array,                                                                         \
-      std::size(options_array),                                                              \
+      ::strata::sdk::detail::OptionTable{__VA_ARGS__}.specs,                                 \
+      ::strata::sdk::detail::OptionTable{__VA_ARGS__}.count,                                 \
       {}};                                                                                   \
   STRATA_DEFINE_PLUGIN_ENTRY(&strata_plugin_descriptor_)

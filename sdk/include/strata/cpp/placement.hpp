@@ -127,12 +127,25 @@ struct PlacementMap {
   }
 };
 
+namespace detail {
+template <class T, uint64_t Caps>
+struct PlacementAdapter;
+}  // namespace detail
+
 class Placement {
  public:
   virtual ~Placement() = default;
+  // STRATA_PLACEMENT_CAP_* bits of this handle; by default the bits given
+  // to STRATA_PLACEMENT_PLUGIN (override when they depend on the map).
+  virtual uint64_t capabilities() const { return declared_caps_; }
   // Thread-safe and allocation-free; see strata_placement_ops.map.
   virtual int map(uint32_t rule_id, uint32_t x, uint32_t num_rep, int32_t *out,
                   uint32_t cap) const = 0;
+
+ private:
+  template <class T, uint64_t Caps>
+  friend struct detail::PlacementAdapter;
+  uint64_t declared_caps_ = 0;
 };
 
 namespace detail {
@@ -142,13 +155,14 @@ struct PlacementAdapter {
   static const Placement *self(const strata_placement *p) {
     return reinterpret_cast<const Placement *>(p);
   }
-  static uint64_t capabilities() { return Caps; }
+  static uint64_t capabilities(const strata_placement *p) { return self(p)->capabilities(); }
   static int create(const strata_placement_map *m, const strata_host_services *host,
                     strata_placement **out, strata_err *err) {
     *out = nullptr;
     return guard(err, [&] {
       if (!m) throw Error(EINVAL, "placement map is NULL");
       std::unique_ptr<Placement> p = T::create(PlacementMap::from_c(*m), Logger(host));
+      p->declared_caps_ = Caps;
       *out = reinterpret_cast<strata_placement *>(p.release());
       return 0;
     });
@@ -165,7 +179,7 @@ struct PlacementAdapter {
     return guard(nullptr, [&] { return self(p)->map(rule_id, x, num_rep, out, cap); });
   }
 
-  static constexpr strata_placement_ops ops = {sizeof(strata_placement_ops), 0, capabilities,
+  static constexpr strata_placement_ops ops = {sizeof(strata_placement_ops), 0, {capabilities},
                                                create, destroy, map};
 };
 

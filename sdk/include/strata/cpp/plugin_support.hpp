@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -132,6 +133,31 @@ class Logger {
   const strata_host_services *h_ = nullptr;
 };
 
+namespace detail {
+
+// The options a plugin declares: an array of specs, or none at all
+// (nullptr, or nothing given to the plugin macros).
+struct OptionTable {
+  const strata_option_spec *specs = nullptr;
+  size_t count = 0;
+  constexpr OptionTable() = default;
+  constexpr OptionTable(std::nullptr_t) {}
+  template <size_t N>
+  constexpr OptionTable(const strata_option_spec (&a)[N]) : specs(a), count(N) {}
+};
+
+// Calls a visitor by the convention of plugin.h and remembers a stop: the
+// C++ visitors return true to go on, and the C function must return the
+// callback's value once it stopped.
+struct VisitStop {
+  int value = 0;
+  bool go_on(int rc) {
+    value = rc;
+    return rc == 0;
+  }
+};
+
+}  // namespace detail
 }  // namespace strata::sdk
 
 // Defines the plugin's one exported symbol returning `descriptor_expr`
