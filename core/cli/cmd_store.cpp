@@ -252,9 +252,7 @@ int cmd_store(std::vector<std::string> args) {
   }
   std::string sub = args[0];
   args.erase(args.begin());
-#ifdef STRATA_HAVE_STORE_BENCH
   if (sub == "bench") return cmd_store_bench(args);
-#endif
   auto ctx = make_context(args);
   if (!ctx) return 1;
   if (sub == "mkfs") return mkfs(*ctx, args);

@@ -4,12 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
-
-#if __has_include("cli/cmd_placement.h")
 #include "cli/cmd_placement.h"
-#define STRATA_HAVE_PLACEMENT 1
-#endif
+#include "cli/commands.h"
 
 namespace {
 
@@ -17,19 +13,10 @@ const char *kUsage =
     "usage: strata <command> ...\n"
     "  plugins list                 plugins on the plugin path (kind, name, version, ABI)\n"
     "  store mkfs|fsck|dump|bench|journal-swap   one object store, offline\n"
-#ifdef STRATA_HAVE_PLACEMENT
     "  placement build|compile|decompile|test|diff|balance   placement maps\n"
-#endif
-#ifdef STRATA_HAVE_CMD_MON
     "  mon                          run the monitor\n"
-#endif
-#ifdef STRATA_HAVE_CMD_OSD
     "  osd                          run an OSD daemon\n"
-#endif
-#ifdef STRATA_HAVE_CMD_UP
     "  up|down                      start / stop a local cluster in one command\n"
-#endif
-#ifdef STRATA_HAVE_CMD_CLIENT
     "  status                       cluster health, OSDs, PGs, usage\n"
     "  osd tree|ls|out|in|down|reweight|unhold   OSD administration\n"
     "  pool ls|create|rm|set|get    pools\n"
@@ -38,7 +25,6 @@ const char *kUsage =
     "  pg ls|scrub|repair           placement groups\n"
     "  auth ls|add|rm               keys\n"
     "  frontend run --plugin NAME   run a frontend plugin until SIGINT/SIGTERM\n"
-#endif
     "Run `strata <command> --help` for its options.\n";
 
 }  // namespace
@@ -52,10 +38,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "plugins") return strata::cli::cmd_plugins(args);
   if (cmd == "store") return strata::cli::cmd_store(args);
-#ifdef STRATA_HAVE_PLACEMENT
   if (cmd == "placement") return cmd_placement(argc - 1, argv + 1);
-#endif
-#ifdef STRATA_HAVE_CMD_CLIENT
   static const char *kOsdAdmin[] = {"tree", "ls", "out", "in", "down", "reweight", "unhold"};
   if (cmd == "osd" && !args.empty()) {
     for (const char *a : kOsdAdmin)
@@ -68,17 +51,10 @@ int main(int argc, char **argv) {
   if (cmd == "pg") return strata::cli::cmd_pg(args);
   if (cmd == "auth") return strata::cli::cmd_auth(args);
   if (cmd == "frontend") return strata::cli::cmd_frontend(args);
-#endif
-#ifdef STRATA_HAVE_CMD_MON
   if (cmd == "mon") return strata::cli::cmd_mon(args);
-#endif
-#ifdef STRATA_HAVE_CMD_OSD
   if (cmd == "osd") return strata::cli::cmd_osd(args);
-#endif
-#ifdef STRATA_HAVE_CMD_UP
   if (cmd == "up") return strata::cli::cmd_up(args);
   if (cmd == "down") return strata::cli::cmd_down(args);
-#endif
   std::fprintf(stderr, "strata: unknown command '%s'\n%s", cmd.c_str(), kUsage);
   return 2;
 }
