@@ -241,18 +241,22 @@ std::filesystem::path this_code_file() {
 
 }  // namespace
 
+std::vector<std::string> split_plugin_path(const std::string &colon_list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= colon_list.size()) {
+    size_t colon = colon_list.find(':', start);
+    if (colon == std::string::npos) colon = colon_list.size();
+    if (colon > start) out.push_back(colon_list.substr(start, colon - start));
+    start = colon + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> default_plugin_path() {
   std::vector<std::string> out;
   if (const char *env = std::getenv("STRATA_PLUGIN_PATH"); env && *env) {
-    std::string s = env;
-    size_t start = 0;
-    while (start <= s.size()) {
-      size_t colon = s.find(':', start);
-      if (colon == std::string::npos) colon = s.size();
-      if (colon > start) out.push_back(s.substr(start, colon - start));
-      start = colon + 1;
-    }
-    return out;
+    return split_plugin_path(env);
   }
   auto add = [&](const std::filesystem::path &p) {
     std::string s = p.lexically_normal().string();

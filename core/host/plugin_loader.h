@@ -78,4 +78,8 @@ class PluginRegistry {
 // (<prefix>/<libdir>/strata/plugins).
 std::vector<std::string> default_plugin_path();
 
+// The directories of a colon-separated list ("a:b::c" -> a, b, c; empty
+// entries are skipped), as plugin_path and $STRATA_PLUGIN_PATH give them.
+std::vector<std::string> split_plugin_path(const std::string &colon_list);
+
 }  // namespace strata::host
