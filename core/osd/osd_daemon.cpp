@@ -16,8 +16,8 @@ constexpr std::string_view kMapKey = "map";
 }  // namespace
 
 OsdDaemon::OsdDaemon(OsdConfig cfg, store::StoreSettings settings, const host::PluginRegistry &reg,
-                     Logger &log)
-    : cfg_(std::move(cfg)), settings_(settings), reg_(reg), log_(log),
+                     Logger &log, Env &env)
+    : cfg_(std::move(cfg)), settings_(settings), reg_(reg), log_(log), env_(env),
       throttle_(cfg_.recovery_max_active) {}
 
 OsdDaemon::~OsdDaemon() { stop(); }

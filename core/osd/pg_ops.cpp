@@ -2,13 +2,11 @@
 // reads, writes as one store transaction sent to every acting replica in
 // parallel, acknowledgement when every copy is durable, exactly-once
 // answers for resent writes, object listing.
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "osd/encoding.h"
 #include "osd/op_exec.h"
+#include "osd/osd_failpoints.h"
 #include "osd/pg.h"
 #include "osd/pg_msgs.h"
 #include "osd/pg_scrub.h"
@@ -243,13 +241,11 @@ void Pg::note_backfill_write(Backfill &bf, const std::string &oid) {
 
 void Pg::finish_write(PgHost &host, const WriteRef &w) {
   if (!w->done.exchange(true) && w->conn) {
-    const std::string &kill_oid = host.config().debug_kill_before_ack_object;
-    if (!kill_oid.empty() && w->oid == kill_oid) {
-      // Fault injection: every copy is durable, the client has heard nothing.
-      host.log().error("osd", "pg " + pg_str(w->pgid) + ": write to " + w->oid +
-                                  " durable everywhere; killing myself before the ack "
-                                  "(osd_debug_kill_before_ack_object)");
-      ::kill(::getpid(), SIGKILL);
+    // Every copy is durable, the client has heard nothing yet.
+    if (host.env().failpoints().hit(kFailWriteDurableBeforeAck, w->oid) != 0) {
+      host.log().warn("osd", "pg " + pg_str(w->pgid) + ": write to " + w->oid +
+                                 " durable everywhere; its ack dropped by a failpoint");
+      return;
     }
     if (host.log().level() <= STRATA_LOG_DEBUG) {
       auto op = std::static_pointer_cast<ClientOp>(w->op);
