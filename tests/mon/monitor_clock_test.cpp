@@ -14,6 +14,7 @@
 #include "mon_test_support.h"
 #include "msg/keyring.h"
 #include "msg/message_types.h"
+#include "msg/wire_codec.h"
 
 using namespace strata;
 using namespace std::chrono_literals;
