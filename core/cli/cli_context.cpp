@@ -65,13 +65,7 @@ std::unique_ptr<CliContext> make_context(std::vector<std::string> &args) {
   if (plugin_path.empty()) plugin_path = ctx->config.get(ctx->entity, "plugin_path").value_or("");
   std::vector<std::string> path;
   if (!plugin_path.empty()) {
-    size_t start = 0;
-    while (start <= plugin_path.size()) {
-      size_t colon = plugin_path.find(':', start);
-      if (colon == std::string::npos) colon = plugin_path.size();
-      if (colon > start) path.push_back(plugin_path.substr(start, colon - start));
-      start = colon + 1;
-    }
+    path = host::split_plugin_path(plugin_path);
   } else {
     path = host::default_plugin_path();
   }

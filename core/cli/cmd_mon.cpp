@@ -37,12 +37,6 @@ void translate_conf(std::vector<std::string> &args) {
   }
 }
 
-uint64_t now_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
-
 }  // namespace
 
 int cmd_mon(std::vector<std::string> args) {
@@ -77,6 +71,7 @@ int cmd_mon(std::vector<std::string> args) {
   std::string fsid = mon::config_str(cfg, "mon", "fsid");
   auto history = mon::config_int(cfg, "mon", "mon_map_history");
   if (!history.ok()) return report(history.status());
+  Env env;  // the monitor's clock
 
   if (mkfs) {
     if (!keyring->secret("mon"))
@@ -92,7 +87,9 @@ int cmd_mon(std::vector<std::string> args) {
       return report(p.status());
     auto store = mon::open_rocks_map_store(data, {.create = true, .history = uint64_t(*history)});
     if (!store.ok()) return report(store.status());
-    if (Status s = mon::Monitor::mkfs(**store, fsid, keyring->entries(), plugin, now_ms()); !s.ok())
+    if (Status s =
+            mon::Monitor::mkfs(**store, fsid, keyring->entries(), plugin, env.clock().wall_ms());
+        !s.ok())
       return report(s.Context("mkfs " + data));
     std::printf("created monitor store %s (fsid %s, %zu keys, placement %s)\n", data.c_str(),
                 fsid.c_str(), keyring->entries().size(), plugin.c_str());
@@ -133,7 +130,7 @@ int cmd_mon(std::vector<std::string> args) {
         EINVAL, "config fsid " + fsid + " but " + data + " holds cluster " + map->fsid));
   auto plugin = ctx->plugins->find(STRATA_KIND_PLACEMENT, map->placement_plugin);
   if (!plugin.ok()) return report(plugin.status());
-  auto monitor = mon::Monitor::open(std::move(*opts), std::move(*store), *plugin, log);
+  auto monitor = mon::Monitor::open(std::move(*opts), std::move(*store), *plugin, log, env);
   if (!monitor.ok()) return report(monitor.status());
   auto addr = (*monitor)->start();
   if (!addr.ok()) return report(addr.status());

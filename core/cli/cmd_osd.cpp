@@ -19,6 +19,7 @@
 #include "cluster/options.h"
 #include "osd/osd_config.h"
 #include "osd/osd_daemon.h"
+#include "osd/osd_failpoints.h"
 #include "osd/osd_identity.h"
 #include "store/store_meta.h"
 
@@ -166,6 +167,13 @@ int cmd_osd(std::vector<std::string> args) {
     settings = *s;
   }
 
+  // The daemon's clock and failpoints; tests arm these through the config.
+  Env env;
+  if (Status s = env.failpoints().arm_from(ctx->config.get(ctx->entity, "failpoints").value_or(""),
+                                           osd::osd_failpoint_names());
+      !s.ok())
+    return report(s.Context(ctx->entity));
+
   // Signals go to sigwait below, never to the daemon's threads.
   sigset_t sigs;
   sigemptyset(&sigs);
@@ -183,9 +191,10 @@ int cmd_osd(std::vector<std::string> args) {
     std::setvbuf(log_file, nullptr, _IOLBF, 0);
   }
   Logger log(ctx->log.level(), log_file ? log_file : stderr);
+  env.failpoints().set_announce([&log](const std::string &line) { log.error("osd", line); });
   int rc = 0;
   {
-    osd::OsdDaemon daemon(*cfg, settings, *ctx->plugins, log);
+    osd::OsdDaemon daemon(*cfg, settings, *ctx->plugins, log, env);
     if (Status s = daemon.start(); !s.ok()) {
       log.error("osd", s.ToString());
       daemon.stop();

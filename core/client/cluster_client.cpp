@@ -6,6 +6,7 @@
 #include <random>
 
 #include "client/op_codec.h"
+#include "host/plugin_loader.h"
 #include "msg/keyring.h"
 
 namespace strata::client {
@@ -20,18 +21,6 @@ std::string random_hex16() {
   char b[17];
   std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
   return b;
-}
-
-std::vector<std::string> split_path(const std::string &s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t colon = s.find(':', start);
-    if (colon == std::string::npos) colon = s.size();
-    if (colon > start) out.push_back(s.substr(start, colon - start));
-    start = colon + 1;
-  }
-  return out;
 }
 
 // Waits for one asynchronous result on the calling thread.
@@ -155,7 +144,7 @@ Status ClusterClient::connect(std::chrono::milliseconds timeout) {
   log_ = std::make_unique<Logger>(settings_.log_level, log_file_ ? log_file_ : stderr);
 
   state_ = State::kConnecting;
-  maps_ = std::make_unique<MapHolder>(split_path(settings_.plugin_path));
+  maps_ = std::make_unique<MapHolder>(host::split_plugin_path(settings_.plugin_path));
   msg::MessengerOptions mopts;
   mopts.io_threads = settings_.io_threads;
   messenger_ = std::make_unique<msg::Messenger>(entity_, *secret, msg::SecretLookup(), *log_, mopts);

@@ -73,12 +73,13 @@ const std::vector<strata_option_spec> &osd_options() {
        "objects recovered at once per OSD (keeps client I/O flowing)"},
       {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,
        "PG log length kept for log-based recovery; older divergence backfills"},
-      {"osd_debug_kill_before_ack_object", STRATA_OPT_STRING, "", nullptr,
-       "fault injection for tests: a primary that has a write to this object durable on every "
-       "replica kills itself (SIGKILL) instead of acknowledging it"},
       {"osd_failsafe_full_ratio", STRATA_OPT_STRING, "0.97", nullptr,
        "a primary whose own disk is this full refuses new writes with ENOSPC, whatever the map "
        "says (a burst faster than the monitor's full flag cannot fill the disk)"},
+      {"failpoints", STRATA_OPT_STRING, "", nullptr,
+       "fault injection for tests: NAME[@SUBJECT]=ACTION[*COUNT], ... with ACTION error(E), "
+       "kill or pause(MS) (core/common/failpoints.h); the OSD's points are in "
+       "core/osd/osd_failpoints.h"},
   };
   return specs;
 }

@@ -33,12 +33,6 @@ constexpr const char *kMetaAuthVersion = "auth_version";
 // More epochs behind than this get the full map instead of incrementals.
 constexpr uint64_t kMaxIncrementals = 64;
 
-uint64_t wall_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
-
 std::string text(capnp::Text::Reader t) { return std::string(t.cStr(), t.size()); }
 
 // osd.N -> N; -1 for any other entity.
@@ -69,6 +63,7 @@ struct Monitor::State {
   std::unique_ptr<MapStore> store;
   host::Plugin placement;
   Logger &log;
+  Env &env;
   std::unique_ptr<msg::Messenger> messenger;
 
   // Things to do once the state lock is released, in order.
@@ -111,11 +106,12 @@ struct Monitor::State {
   bool stopping = false;  // GUARDED_BY(mu)
   bool started = false;
 
-  State(MonitorOptions o, std::unique_ptr<MapStore> st, host::Plugin p, Logger &l)
-      : opts(std::move(o)), store(std::move(st)), placement(std::move(p)), log(l),
+  State(MonitorOptions o, std::unique_ptr<MapStore> st, host::Plugin p, Logger &l, Env &e)
+      : opts(std::move(o)), store(std::move(st)), placement(std::move(p)), log(l), env(e),
         flaps(opts.failure) {}
 
-  uint64_t now() const { return opts.now_ms(); }
+  // Wall time: down_since_ms and flap holds are stored in the map and meta.
+  uint64_t now() const { return env.clock().wall_ms(); }
 
   // Releases `lk` and runs the outbox, in the order the lock was taken.
   void flush(std::unique_lock<std::mutex> &lk, Outbox &out) {
@@ -678,8 +674,7 @@ std::string Monitor::new_fsid() {
 }
 
 Result<std::unique_ptr<Monitor>> Monitor::open(MonitorOptions opts, std::unique_ptr<MapStore> store,
-                                               host::Plugin placement, Logger &log) {
-  if (!opts.now_ms) opts.now_ms = wall_ms;
+                                               host::Plugin placement, Logger &log, Env &env) {
   uint64_t last = store->last_epoch();
   if (last == 0) return Status::Error(ENOENT, "the map store is empty (run mkfs)");
   auto bytes = store->full_map(last);
@@ -688,7 +683,8 @@ Result<std::unique_ptr<Monitor>> Monitor::open(MonitorOptions opts, std::unique_
   if (!map.ok()) return map.status().Context("loading map epoch " + std::to_string(last));
   auto view = MapView::create(std::move(*map), placement);
   if (!view.ok()) return view.status();
-  auto s = std::make_unique<State>(std::move(opts), std::move(store), std::move(placement), log);
+  auto s = std::make_unique<State>(std::move(opts), std::move(store), std::move(placement), log,
+                                   env);
   s->view = std::move(*view);
   s->auth = s->store->auth_keys();
   s->auth_version =

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "cluster/cluster_map.h"
+#include "common/env.h"
 #include "common/log.h"
 #include "host/plugin_loader.h"
 #include "mon/map_store.h"
@@ -49,9 +50,6 @@ struct MonitorOptions {
   PoolDefaults pool_defaults;
   cluster::FullRatios full_ratios;
   uint64_t tick_ms = 0;  // timer period; 0: grace / 10, within [10, 500]
-  // Wall-clock milliseconds (down_since_ms is stored in the map). Tests
-  // may inject their own.
-  std::function<uint64_t()> now_ms;
 };
 
 class Monitor {
@@ -67,9 +65,11 @@ class Monitor {
   static std::string new_fsid();
 
   // Loads the last epoch from `store`. `placement` must be the plugin the
-  // map names (it maps PGs for status and pg ls).
+  // map names (it maps PGs for status and pg ls). Every time the monitor
+  // judges (beacons, reports, down and out, flap holds) is read from
+  // env's clock; `env` must outlive the monitor.
   static Result<std::unique_ptr<Monitor>> open(MonitorOptions opts, std::unique_ptr<MapStore> store,
-                                               host::Plugin placement, Logger &log);
+                                               host::Plugin placement, Logger &log, Env &env);
   ~Monitor();  // stops
 
   // Listens on host:port and starts the timers; returns the bound address.

@@ -41,7 +41,6 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
   c.store_dir = cfg.get(entity, "store_dir").value_or("");
   c.addr = value_of(cfg, entity, "osd_addr");
   c.host = value_of(cfg, entity, "osd_host");
-  c.debug_kill_before_ack_object = value_of(cfg, entity, "osd_debug_kill_before_ack_object");
   auto failsafe = cluster::parse_ratio("osd_failsafe_full_ratio",
                                        value_of(cfg, entity, "osd_failsafe_full_ratio"));
   if (!failsafe.ok()) return failsafe.status();

@@ -28,8 +28,6 @@ struct OsdConfig {
   int stage_threads = 2;  // StagePool: large writes staged as they arrive
   int recovery_max_active = 4;
   int pg_log_entries = 3000;
-  // Fault injection (tests only): see osd_debug_kill_before_ack_object.
-  std::string debug_kill_before_ack_object;
   // A primary whose own disk is this full refuses new writes (ENOSPC).
   double failsafe_full_ratio = 0.97;
 };

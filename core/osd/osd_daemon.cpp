@@ -15,11 +15,12 @@ constexpr std::string_view kMapKey = "map";
 }  // namespace
 
 OsdDaemon::OsdDaemon(OsdConfig cfg, store::StoreSettings settings, const host::PluginRegistry &reg,
-                     Logger &log)
+                     Logger &log, Env &env)
     : cfg_(std::move(cfg)),
       settings_(settings),
       reg_(reg),
       log_(log),
+      env_(env),
       throttle_(cfg_.recovery_max_active),
       control_({.name = "osd-control",
                 .tick_interval = std::chrono::milliseconds(cfg_.heartbeat_interval_ms),

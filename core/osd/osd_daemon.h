@@ -37,8 +37,9 @@ namespace strata::osd {
 
 class OsdDaemon final : public PgHost {
  public:
+  // `env` (owned by the daemon's main) must outlive the daemon.
   OsdDaemon(OsdConfig cfg, store::StoreSettings settings, const host::PluginRegistry &reg,
-            Logger &log);
+            Logger &log, Env &env);
   ~OsdDaemon() override;
   OsdDaemon(const OsdDaemon &) = delete;
   OsdDaemon &operator=(const OsdDaemon &) = delete;
@@ -55,6 +56,7 @@ class OsdDaemon final : public PgHost {
   bool is_me_up(const cluster::MapView &map) const override;
   store::Store &store() override { return *store_; }
   Logger &log() override { return log_; }
+  Env &env() override { return env_; }
   const OsdConfig &config() const override { return cfg_; }
   void send_to_osd(int32_t osd, msg::Message m) override;
   void post_to_pg(PgId pg, uint64_t generation, std::function<void(Pg &)> fn) override;
@@ -123,6 +125,7 @@ class OsdDaemon final : public PgHost {
   store::StoreSettings settings_;
   const host::PluginRegistry &reg_;
   Logger &log_;
+  Env &env_;
 
   std::unique_ptr<store::Store> store_;
   std::string store_fsid_;

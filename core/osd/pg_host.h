@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster/cluster_map.h"
+#include "common/env.h"
 #include "common/log.h"
 #include "msg/messenger.h"
 #include "msg/wire_codec.h"
@@ -91,6 +92,8 @@ class PgHost {
   virtual bool is_me_up(const cluster::MapView &map) const = 0;
   virtual store::Store &store() = 0;
   virtual Logger &log() = 0;
+  // The daemon's clock and failpoints (osd_failpoints.h).
+  virtual Env &env() = 0;
   virtual const OsdConfig &config() const = 0;
   // Queues m for a peer OSD (never blocks).
   virtual void send_to_osd(int32_t osd, msg::Message m) = 0;

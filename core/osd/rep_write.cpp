@@ -1,10 +1,8 @@
 #include "osd/rep_write.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 
+#include "osd/osd_failpoints.h"
 #include "osd/pg_host.h"
 #include "osd/wire_convert.h"
 
@@ -31,13 +29,11 @@ CopyAcks::Ack CopyAcks::replica(int32_t osd, int32_t rc) {
 
 void send_write_reply(PgHost &host, RepWrite &w) {
   if (!w.claim() || !w.conn) return;
-  const std::string &kill_oid = host.config().debug_kill_before_ack_object;
-  if (!kill_oid.empty() && w.oid == kill_oid) {
-    // Fault injection: every copy is durable, the client has heard nothing.
-    host.log().error("osd", "pg " + pg_str(w.pgid) + ": write to " + w.oid +
-                                " durable everywhere; killing myself before the ack "
-                                "(osd_debug_kill_before_ack_object)");
-    ::kill(::getpid(), SIGKILL);
+  // Every copy is durable, the client has heard nothing yet.
+  if (host.env().failpoints().hit(kFailWriteDurableBeforeAck, w.oid) != 0) {
+    host.log().warn("osd", "pg " + pg_str(w.pgid) + ": write to " + w.oid +
+                               " durable everywhere; its ack dropped by a failpoint");
+    return;
   }
   if (host.log().level() <= STRATA_LOG_DEBUG) {
     auto op = std::static_pointer_cast<ClientOp>(w.op);

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "placement/text_format.h"
+
 namespace strata::placement {
 
 namespace {
@@ -20,21 +22,6 @@ Status fail(int line, const std::string &what, const std::string &msg) {
 }
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
-
-std::string describe_step(const PlacementMap &map, const Step &s) {
-  switch (s.op) {
-    case StepOp::kTake:
-      return "take " + map.item_name(s.bucket) +
-             (s.device_class.empty() ? "" : " class " + s.device_class);
-    case StepOp::kChoose:
-    case StepOp::kChooseleaf:
-      return std::string(s.op == StepOp::kChoose ? "choose" : "chooseleaf") + " firstn " +
-             std::to_string(s.count) + " type " + map.type_name(s.type);
-    case StepOp::kEmit:
-      return "emit";
-  }
-  return "?";
-}
 
 // Indexes and weights the rule checks need, for a map whose items are known
 // to form a forest.
@@ -127,7 +114,7 @@ Status check_rule_steps(const PlacementMap &map, const Rule &rule, uint32_t num_
           std::vector<int32_t> found = index.items_of_type(w, s.type, cls);
           if (int64_t(found.size()) < need)
             return at(si, "rule " + quoted(rule.name) + " cannot be satisfied: '" +
-                              describe_step(map, s) + "' needs " + std::to_string(need) + " " +
+                              step_text(map, s) + "' needs " + std::to_string(need) + " " +
                               quoted(map.type_name(s.type)) + " under " +
                               quoted(map.item_name(w)) +
                               (cls.empty() ? "" : " with class " + quoted(cls)) + ", found " +

@@ -44,4 +44,8 @@ Result<PlacementMap> parse_text(std::string_view text, SourceLines *lines = null
 // The canonical text of a valid map; parse_text(format_text(m)) == m.
 std::string format_text(const PlacementMap &map);
 
+// One rule step as the text form writes it ("chooseleaf firstn 0 type
+// host"); validation errors quote steps in the same words.
+std::string step_text(const PlacementMap &map, const Step &s);
+
 }  // namespace strata::placement

@@ -10,8 +10,6 @@
 
 namespace strata::placement {
 
-namespace {
-
 std::string step_text(const PlacementMap &map, const Step &s) {
   switch (s.op) {
     case StepOp::kTake:
@@ -24,10 +22,8 @@ std::string step_text(const PlacementMap &map, const Step &s) {
     case StepOp::kEmit:
       return "emit";
   }
-  return "";
+  return "?";
 }
-
-}  // namespace
 
 std::string format_text(const PlacementMap &map) {
   std::ostringstream out;

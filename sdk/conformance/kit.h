@@ -46,6 +46,7 @@
 #include "strata/objectstore.h"
 #include "strata/placement.h"
 #include "strata/plugin.h"
+#include "txn_builder.h"
 
 namespace strata::conformance {
 
@@ -154,57 +155,6 @@ class InstanceArgs {
 
 using KvList = std::vector<std::pair<std::string, std::string>>;
 using NameList = std::vector<std::string>;
-
-// Builds one transaction's ops. Copyable: the ops refer into storage the
-// builder owns and are rebuilt by ops(), so a test may keep a history of
-// builders and apply them again (replay tests).
-class TxnBuilder {
- public:
-  TxnBuilder &mkcoll(std::string_view coll);
-  TxnBuilder &rmcoll(std::string_view coll);
-  TxnBuilder &touch(std::string_view coll, std::string_view oid);
-  TxnBuilder &write(std::string_view coll, std::string_view oid, uint64_t offset,
-                    std::string_view data);
-  TxnBuilder &write_full(std::string_view coll, std::string_view oid, std::string_view data);
-  TxnBuilder &truncate(std::string_view coll, std::string_view oid, uint64_t size);
-  TxnBuilder &zero(std::string_view coll, std::string_view oid, uint64_t offset, uint64_t length);
-  TxnBuilder &remove(std::string_view coll, std::string_view oid);
-  TxnBuilder &setxattr(std::string_view coll, std::string_view oid, std::string_view name,
-                       std::string_view value);
-  TxnBuilder &rmxattr(std::string_view coll, std::string_view oid, std::string_view name);
-  TxnBuilder &omap_set(std::string_view coll, std::string_view oid, std::string_view key,
-                       std::string_view value);
-  TxnBuilder &omap_rm(std::string_view coll, std::string_view oid, std::string_view key);
-  TxnBuilder &omap_clear(std::string_view coll, std::string_view oid);
-  TxnBuilder &omap_set_header(std::string_view coll, std::string_view oid, std::string_view header);
-  // Removes keys in [first, end) bytewise.
-  TxnBuilder &omap_rm_range(std::string_view coll, std::string_view oid, std::string_view first,
-                            std::string_view end);
-  TxnBuilder &clone(std::string_view coll, std::string_view src, std::string_view dst);
-  // ABI 1.1: binds a stage from FreshStore::stage_write to the object.
-  TxnBuilder &write_staged(std::string_view coll, std::string_view oid, uint64_t stage_id,
-                           uint64_t length);
-  // Any op, for cases the named helpers do not cover (e.g. unknown types).
-  TxnBuilder &raw(uint32_t type, std::string_view coll, std::string_view oid, std::string_view key,
-                  std::string_view value, uint64_t offset, uint64_t length);
-
-  size_t size() const { return pending_.size(); }
-  bool empty() const { return pending_.empty(); }
-  bool has_clone() const;
-  // The C ops; valid until the builder is changed or destroyed.
-  const std::vector<strata_op> &ops() const;
-  // A strata_txn over ops(); same validity.
-  strata_txn txn(uint64_t seq, uint32_t flags = 0) const;
-
- private:
-  struct Pending {
-    uint32_t type;
-    std::string coll, oid, key, value;
-    uint64_t offset, length;
-  };
-  std::vector<Pending> pending_;
-  mutable std::vector<strata_op> ops_;
-};
 
 // A store of the plugin under test: mkfs + open in a fresh ScratchDir, closed
 // and deleted when destroyed. Sequence numbers are assigned by apply(): the

@@ -1,5 +1,6 @@
-// TxnBuilder: strata_op arrays built from readable calls.
-#include "kit.h"
+#include "txn_builder.h"
+
+#include <algorithm>
 
 namespace strata::conformance {
 
@@ -71,6 +72,12 @@ TxnBuilder &TxnBuilder::clone(std::string_view c, std::string_view src, std::str
 TxnBuilder &TxnBuilder::write_staged(std::string_view c, std::string_view o, uint64_t stage_id,
                                      uint64_t length) {
   return raw(STRATA_OP_WRITE_STAGED, c, o, {}, {}, stage_id, length);
+}
+
+TxnBuilder TxnBuilder::prefix(size_t n) const {
+  TxnBuilder t(seq_);
+  t.pending_.assign(pending_.begin(), pending_.begin() + std::min(n, pending_.size()));
+  return t;
 }
 
 bool TxnBuilder::has_clone() const {

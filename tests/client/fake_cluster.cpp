@@ -53,7 +53,7 @@ FakeCluster::FakeCluster(int n_osds) {
   opts.port = 0;
   opts.heartbeat_grace_ms = 3600 * 1000;  // fake OSDs send no beacons
   opts.pool_defaults = {1, 1, 8};
-  auto m = mon::Monitor::open(opts, std::move(*store), *plugin, log_);
+  auto m = mon::Monitor::open(opts, std::move(*store), *plugin, log_, env_);
   REQUIRE(m.ok());
   mon_ = std::move(*m);
   auto addr = mon_->start();

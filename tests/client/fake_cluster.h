@@ -42,6 +42,7 @@ class FakeCluster {
   std::string mon_addr_;
   std::string keyring_path_;
   strata::Logger log_{STRATA_LOG_ERROR};
+  strata::Env env_;
   std::map<std::string, std::string> keys_;
   std::unique_ptr<strata::mon::Monitor> mon_;
   std::vector<std::unique_ptr<FakeOsd>> osds_;

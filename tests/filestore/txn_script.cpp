@@ -96,7 +96,7 @@ std::vector<ScriptStep> read_script(const std::string &path) {
         std::string_view c = r.bytes(), o = r.bytes(), k = r.bytes(), v = r.bytes();
         uint64_t offset = r.u64();
         uint64_t length = r.u64();
-        step.txn->add(type, c, o, k, v, offset, length);
+        step.txn->raw(type, c, o, k, v, offset, length);
       }
     } else {
       throw std::runtime_error("bad step kind in txn script " + path);

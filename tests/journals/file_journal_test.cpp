@@ -17,11 +17,6 @@ namespace fmt = strata::journal;
 
 namespace {
 
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void overwrite(const std::string &path, uint64_t offset, const std::string &bytes) {
   int fd = ::open(path.c_str(), O_WRONLY);
   REQUIRE(fd >= 0);

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 namespace strata::journal_test {
@@ -231,6 +233,11 @@ std::string payload_for(uint64_t seq, size_t len) {
     s[i] = static_cast<char>(x);
   }
   return s;
+}
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace strata::journal_test

@@ -137,4 +137,7 @@ class Journal {
 // Deterministic payload for a seq: `len` bytes that differ for every seq.
 std::string payload_for(uint64_t seq, size_t len);
 
+// The whole content of the file at `path` ("" when it cannot be read).
+std::string read_file(const std::string &path);
+
 }  // namespace strata::journal_test

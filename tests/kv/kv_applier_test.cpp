@@ -9,7 +9,7 @@
 #include "txn_builder.h"
 
 using namespace strata;
-using strata::test::TxnBuilder;
+using strata::conformance::TxnBuilder;
 using Op = kvdb::Batch::OpType;
 
 namespace {

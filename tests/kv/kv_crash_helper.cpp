@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (uint64_t seq = 1; seq <= last; ++seq) {
-    strata::test::TxnBuilder b;
+    strata::conformance::TxnBuilder b;
     std::string n = std::to_string(seq);
     b.write("c", "o" + n, 0, "data" + n).write_full("c", "counter", n);
     bool sync = mode == "sync" || (mode == "mixed" && seq > checkpoint_at);

@@ -21,6 +21,8 @@
 
 namespace strata::test {
 
+using conformance::TxnBuilder;
+
 inline strata_slice sl(std::string_view s) { return {s.data(), s.size()}; }
 
 class KvHarness {

@@ -68,3 +68,16 @@ TEST_CASE("prefix_end bounds exactly the keys with the prefix", "[kvdb][keys]") 
   CHECK(keys::compose({"coll\x01"}) >= end);
   CHECK(keys::compose({"coll\0"s}) >= end);  // a different collection
 }
+
+TEST_CASE("append_printable keeps printable ASCII and escapes the rest, cut at a limit",
+          "[kvdb][keys]") {
+  std::string out = "key ";
+  keys::append_printable(out, "a\\b\0\x7f\xff z"s, 64);
+  CHECK(out == "key a\\x5cb\\x00\\x7f\\xff z");
+  std::string cut;
+  keys::append_printable(cut, "abcdef", 3);
+  CHECK(cut == "abc...");
+  std::string exact;
+  keys::append_printable(exact, "abc", 3);
+  CHECK(exact == "abc");
+}

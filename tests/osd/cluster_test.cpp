@@ -440,7 +440,7 @@ TEST_CASE("a primary killed after every replica has a write durable but before t
   // primary answers the resend from the replicated PG log, never through
   // that path, so it survives.
   const std::string oid = "killed-before-ack";
-  OsdCluster cl(3, {"osd_debug_kill_before_ack_object=" + oid});
+  OsdCluster cl(3, {"failpoints=osd.write_durable_before_ack@" + oid + "=kill"});
   SKIP_UNLESS_UP(cl);
   RawClient raw(cl);
   auto v = raw.view();
@@ -463,7 +463,8 @@ TEST_CASE("a primary killed after every replica has a write durable but before t
   {
     std::ifstream log(cl.dir() + "/osd." + std::to_string(primary) + ".log");
     std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    CHECK(text.find("durable everywhere; killing myself before the ack") != std::string::npos);
+    CHECK(text.find("failpoint osd.write_durable_before_ack (" + oid + ") fires: kill -9") !=
+          std::string::npos);
   }
   auto v2 = raw.view(v->epoch() + 1);
   CHECK(v2->primary(v2->pg_of(pool, oid)) != primary);

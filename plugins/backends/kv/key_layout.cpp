@@ -61,35 +61,20 @@ std::string ObjectKeys::xattr(std::string_view name) const {
 
 std::string ObjectKeys::xattr_prefix() const { return payload_ + part::kXattr; }
 
-namespace {
-void append_printable(std::string &out, std::string_view s) {
-  constexpr size_t kMaxShown = 64;
-  for (size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  if (s.size() > kMaxShown) out += "...";
-}
-}  // namespace
+// Object names shown in errors: long enough to tell objects apart.
+constexpr size_t kNameShown = 64;
 
 std::string describe(std::string_view coll, std::string_view oid) {
   std::string out;
-  append_printable(out, coll);
+  keys::append_printable(out, coll, kNameShown);
   out.push_back('/');
-  append_printable(out, oid);
+  keys::append_printable(out, oid, kNameShown);
   return out;
 }
 
 std::string describe(std::string_view coll) {
   std::string out;
-  append_printable(out, coll);
+  keys::append_printable(out, coll, kNameShown);
   return out;
 }
 

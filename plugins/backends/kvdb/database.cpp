@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "kvdb/engines.h"
+#include "kvdb/key_encoding.h"
 #include "strata/cpp/plugin_support.hpp"
 
 namespace strata::kvdb {
@@ -49,20 +50,8 @@ uint64_t Database::disk_bytes() const {
 namespace detail {
 
 std::string printable_key(std::string_view key) {
-  constexpr size_t kMaxShown = 48;
   std::string out;
-  for (size_t i = 0; i < key.size() && i < kMaxShown; ++i) {
-    auto c = static_cast<unsigned char>(key[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  if (key.size() > kMaxShown) out += "...";
+  keys::append_printable(out, key, 48);
   return out;
 }
 

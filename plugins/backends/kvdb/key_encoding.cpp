@@ -64,4 +64,19 @@ std::string prefix_end(std::string_view prefix) {
   return end;
 }
 
+void append_printable(std::string &out, std::string_view bytes, size_t max_shown) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < bytes.size() && i < max_shown; ++i) {
+    auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  if (bytes.size() > max_shown) out += "...";
+}
+
 }  // namespace strata::kvdb::keys

@@ -55,4 +55,10 @@ inline bool has_prefix(std::string_view key, std::string_view prefix) {
   return key.substr(0, prefix.size()) == prefix;
 }
 
+// Appends `bytes` for an error or log message: printable ASCII as it is,
+// any other byte and the backslash as \xNN; after `max_shown` bytes the
+// rest becomes "...". Keys and object names are arbitrary bytes, and a
+// message must stay one readable line.
+void append_printable(std::string &out, std::string_view bytes, size_t max_shown);
+
 }  // namespace strata::kvdb::keys

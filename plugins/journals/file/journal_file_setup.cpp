@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "journal_log/aligned_buffer.h"
+#include "journal_log/journal_path.h"
 #include "journal_log/superblock_io.h"
 
 namespace strata::journal {
@@ -19,17 +20,6 @@ namespace {
 bool is_block_device(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
-}
-
-void fsync_parent_dir(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw make_error(errno, "cannot open directory %s: %s", dir.c_str(), strerror(errno));
-  int rc = ::fsync(fd);
-  int e = errno;
-  ::close(fd);
-  if (rc != 0) throw make_error(e, "cannot sync directory %s: %s", dir.c_str(), strerror(e));
 }
 
 // Allocates `size` bytes for the file at `path` and writes zeros over them.
@@ -84,28 +74,16 @@ void create_file_journal(const std::string &path, uint32_t block_size, uint64_t 
   if (capacity / block_size < 2)
     throw make_error(EINVAL, "journal %s: capacity %llu is below two blocks of %u bytes",
                      path.c_str(), static_cast<unsigned long long>(capacity), block_size);
-  // Build beside the old journal and swap in: a crash during create leaves
-  // either journal whole, never half of each.
-  const std::string tmp = path + ".creating";
-  try {
+  create_by_rename(path, [&](const std::string &tmp) {
     preallocate_zeroed(tmp, medium_size_for(block_size, capacity));
     std::unique_ptr<FileMedia> media = FileMedia::open(tmp, io);
     format_journal(*media, block_size, capacity, owner);
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw make_error(e, "cannot move %s to %s: %s", tmp.c_str(), path.c_str(), strerror(e));
-  }
-  fsync_parent_dir(path);
+  });
 }
 
 void destroy_file_journal(const std::string &path, const FileMediaOptions &io) {
   if (!is_block_device(path)) {
-    ::unlink((path + ".creating").c_str());
+    ::unlink(creating_path(path).c_str());
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)
       throw make_error(errno, "cannot remove journal %s: %s", path.c_str(), strerror(errno));
     return;

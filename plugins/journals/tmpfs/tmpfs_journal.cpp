@@ -54,32 +54,19 @@ class TmpfsJournal : public LogJournal {
     }
     const uint64_t medium_size = medium_size_for(bs, capacity);
 
-    // Build the new journal beside the old one, then swap it in, so a crash
-    // during create leaves either journal whole.
-    const std::string tmp = path + ".creating";
-    int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw make_error(errno, "cannot create %s: %s", tmp.c_str(), strerror(errno));
-    // Reserve the memory now: a write into a hole of a full tmpfs through the
-    // mapping would kill the process with SIGBUS instead of failing.
-    int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(medium_size));
-    ::close(fd);
-    if (rc != 0) {
-      ::unlink(tmp.c_str());
-      throw make_error(rc, "cannot allocate %llu bytes for journal %s: %s",
-                       static_cast<unsigned long long>(medium_size), tmp.c_str(), strerror(rc));
-    }
-    try {
+    create_by_rename(path, [&](const std::string &tmp) {
+      int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      if (fd < 0) throw make_error(errno, "cannot create %s: %s", tmp.c_str(), strerror(errno));
+      // Reserve the memory now: a write into a hole of a full tmpfs through
+      // the mapping would kill the process with SIGBUS instead of failing.
+      int rc = ::posix_fallocate(fd, 0, static_cast<off_t>(medium_size));
+      ::close(fd);
+      if (rc != 0)
+        throw make_error(rc, "cannot allocate %llu bytes for journal %s: %s",
+                         static_cast<unsigned long long>(medium_size), tmp.c_str(), strerror(rc));
       std::unique_ptr<MmapMedia> media = MmapMedia::open(tmp);
       format_journal(*media, bs, capacity, owner_from(args));
-    } catch (...) {
-      ::unlink(tmp.c_str());
-      throw;
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      int e = errno;
-      ::unlink(tmp.c_str());
-      throw make_error(e, "cannot move %s to %s: %s", tmp.c_str(), path.c_str(), strerror(e));
-    }
+    });
   }
 
   static std::unique_ptr<TmpfsJournal> open(const sdk::OpenArgs &args) {
