@@ -233,7 +233,7 @@ void print_report(const char *mode, const std::string &pool, uint64_t size, int 
                   const Report &rep, OutputFormat f, uint64_t objects) {
   double ops_s = rep.seconds > 0 ? double(rep.ops) / rep.seconds : 0;
   double mib_s = rep.seconds > 0 ? double(rep.bytes) / rep.seconds / 1048576.0 : 0;
-  if (f == OutputFormat::kPlain) {
+  if (f == OutputFormat::kText) {
     std::printf("bench %s: pool %s, %llu-byte objects, concurrency %d, %.1f s\n", mode, pool.c_str(),
                 static_cast<unsigned long long>(size), concurrency, rep.seconds);
     std::printf("  ops        %llu (%.1f/s)\n", static_cast<unsigned long long>(rep.ops), ops_s);
@@ -395,7 +395,7 @@ int cmd_bench(std::vector<std::string> args) {
     if (Status st = remove_objects(*io, meta->prefix, meta->objects, int(conc), &removed); !st.ok())
       return fail(cmd, st);
     strata_remove(*io, kMetaObject);
-    if (o->format == OutputFormat::kPlain)
+    if (o->format == OutputFormat::kText)
       std::printf("removed %llu objects\n", static_cast<unsigned long long>(removed));
     else
       print_json("{\"removed\":" + std::to_string(removed) + "}", o->format);
