@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+
+#include "common/config_lookup.h"
+#include "host/plugin_path.h"
 
 namespace strata::cli {
 
@@ -28,6 +30,8 @@ std::unique_ptr<CliContext> make_context(std::vector<std::string> &args) {
       return a == flag || a.compare(0, flag.size() + 1, flag + "=") == 0;
     };
     if (is("--config")) config_path = value("--config");
+    else if (is("--conf")) config_path = value("--conf");
+    else if (a == "-c") config_path = value("-c");
     else if (is("--set")) sets.push_back(value("--set"));
     else if (is("--plugin-path")) plugin_path = value("--plugin-path");
     else if (is("--log-level")) log_level = value("--log-level");
@@ -35,10 +39,7 @@ std::unique_ptr<CliContext> make_context(std::vector<std::string> &args) {
   }
   args = rest;
 
-  if (config_path.empty()) {
-    if (const char *env = std::getenv("STRATA_CONF"); env && *env) config_path = env;
-    else if (std::filesystem::exists("strata.conf")) config_path = "strata.conf";
-  }
+  config_path = locate_config(config_path).path;
   if (!config_path.empty()) {
     auto cfg = Config::load_file(config_path);
     if (!cfg.ok()) {
@@ -62,13 +63,10 @@ std::unique_ptr<CliContext> make_context(std::vector<std::string> &args) {
   }
   ctx->log.set_level(lvl);
 
-  if (plugin_path.empty()) plugin_path = ctx->config.get(ctx->entity, "plugin_path").value_or("");
-  std::vector<std::string> path;
-  if (!plugin_path.empty()) {
-    path = host::split_plugin_path(plugin_path);
-  } else {
-    path = host::default_plugin_path();
-  }
+  // --plugin-path, then the config's plugin_path, then the built-in path.
+  std::string extra = ctx->config.get(ctx->entity, "plugin_path").value_or("");
+  if (!plugin_path.empty()) extra = plugin_path + (extra.empty() ? "" : ":" + extra);
+  std::vector<std::string> path = host::plugin_search_path(extra);
   ctx->plugins = std::make_unique<host::PluginRegistry>(path);
   ctx->plugins->scan();
   return ctx;

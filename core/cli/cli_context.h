@@ -19,10 +19,11 @@ struct CliContext {
   std::string entity = "osd";  // config section family the command reads
 };
 
-// Parses and strips the common options (--config FILE, --set k=v,
+// Parses and strips the common options (--config/--conf/-c FILE, --set k=v,
 // --plugin-path DIRS, --log-level L) from args, loads the config (the file
 // given, else $STRATA_CONF, else ./strata.conf if present) and scans the
-// plugin path. On error prints it and returns nullptr.
+// plugin path (--plugin-path, then the config's plugin_path, then the
+// built-in directories). On error prints it and returns nullptr.
 std::unique_ptr<CliContext> make_context(std::vector<std::string> &args);
 
 // Prints "strata: <message>" to stderr and returns the exit code 1.

@@ -213,7 +213,7 @@ int cmd_pg(std::vector<std::string> args) {
   strata_buffer_free(msg);
   strata_buffer_free(json);
   if (rc < 0) return fail(cmd, api_error(rc, "pg " + p.pos[0]));
-  if (p.opts.format == OutputFormat::kPlain) {
+  if (p.opts.format == OutputFormat::kText) {
     std::fputs(message.c_str(), stdout);
     if (!message.empty() && message.back() != '\n') std::fputc('\n', stdout);
   } else {

@@ -31,7 +31,7 @@ void print_report(const char *mode, const std::string &pool, uint64_t size, int 
                   const object_bench::Report &rep, OutputFormat f, uint64_t objects) {
   double ops_s = rep.seconds > 0 ? double(rep.ops) / rep.seconds : 0;
   double mib_s = rep.seconds > 0 ? double(rep.bytes) / rep.seconds / 1048576.0 : 0;
-  if (f == OutputFormat::kPlain) {
+  if (f == OutputFormat::kText) {
     std::printf("bench %s: pool %s, %llu-byte objects, concurrency %d, %.1f s\n", mode,
                 pool.c_str(), static_cast<unsigned long long>(size), concurrency, rep.seconds);
     std::printf("  ops        %llu (%.1f/s)\n", static_cast<unsigned long long>(rep.ops), ops_s);
@@ -116,7 +116,7 @@ int cmd_bench(std::vector<std::string> args) {
   if (mode_name == "cleanup") {
     uint64_t removed = 0;
     if (Status st = object_bench::cleanup(*io, int(conc), &removed); !st.ok()) return fail(cmd, st);
-    if (o->format == OutputFormat::kPlain)
+    if (o->format == OutputFormat::kText)
       std::printf("removed %llu objects\n", static_cast<unsigned long long>(removed));
     else
       print_json("{\"removed\":" + std::to_string(removed) + "}", o->format);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/config.h"
+#include "common/config_lookup.h"
 #include "common/json.h"
 
 namespace strata::cli {
@@ -73,10 +75,11 @@ Result<CommonOptions> take_common_options(ArgList &args) {
   }
   std::string format, timeout;
   if (Status s = str("--format", "-f", &format); !s.ok()) return s;
-  if (format == "json") o.format = OutputFormat::kJson;
-  else if (format == "json-pretty") o.format = OutputFormat::kJsonPretty;
-  else if (!format.empty() && format != "plain")
-    return Status::Error(EINVAL, "--format must be plain, json or json-pretty, not '" + format + "'");
+  if (!format.empty()) {
+    auto f = parse_output_format(format);
+    if (!f.ok()) return f.status();
+    o.format = *f;
+  }
   if (Status s = str("--timeout", "", &timeout); !s.ok()) return s;
   if (!timeout.empty()) {
     auto ms = parse_duration_ms(timeout);
@@ -96,7 +99,7 @@ const char *common_options_help() {
          "  --keyring FILE     keyring with the entity's key (default: the config's keyring)\n"
          "  --mon-addr H:P     monitor address (default: the config's mon_addr)\n"
          "  --set key=value    override a config key (repeatable)\n"
-         "  --format F         plain (default), json or json-pretty\n"
+         "  --format F         text (default), json or json-pretty\n"
          "  --timeout SECONDS  how long to wait for the cluster: to connect (default 10) and\n"
          "                     for each operation (default 30); on expiry the command says\n"
          "                     what it waited for and exits 1\n";
@@ -151,57 +154,6 @@ Result<std::pair<uint32_t, uint32_t>> parse_pgid(const std::string &s) {
 
 std::string json_quote(const std::string &s) { return json::quote(s); }
 
-namespace {
-
-void pretty(const json::Value &v, int depth, std::string &out) {
-  std::string pad(size_t(depth + 1) * 2, ' '), end_pad(size_t(depth) * 2, ' ');
-  if (v.is_object()) {
-    const auto &o = v.as_object();
-    if (o.empty()) {
-      out += "{}";
-      return;
-    }
-    out += "{\n";
-    for (size_t i = 0; i < o.size(); ++i) {
-      out += pad + json::quote(o[i].first) + ": ";
-      pretty(o[i].second, depth + 1, out);
-      out += i + 1 < o.size() ? ",\n" : "\n";
-    }
-    out += end_pad + "}";
-  } else if (v.is_array()) {
-    const auto &a = v.as_array();
-    if (a.empty()) {
-      out += "[]";
-      return;
-    }
-    out += "[\n";
-    for (size_t i = 0; i < a.size(); ++i) {
-      out += pad;
-      pretty(a[i], depth + 1, out);
-      out += i + 1 < a.size() ? ",\n" : "\n";
-    }
-    out += end_pad + "]";
-  } else {
-    out += v.dump();
-  }
-}
-
-}  // namespace
-
-std::string pretty_json(const std::string &json) {
-  auto v = json::parse(json);
-  if (!v.ok()) return json;
-  std::string out;
-  pretty(*v, 0, out);
-  return out;
-}
-
-void print_json(const std::string &json, OutputFormat f) {
-  std::string text = f == OutputFormat::kJsonPretty ? pretty_json(json) : json;
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fputc('\n', stdout);
-}
-
 Status api_error(int rc, const std::string &what) {
   const char *msg = strata_last_error();
   return Status::Error(rc, what + (msg && *msg ? std::string(": ") + msg : ""));
@@ -236,6 +188,16 @@ int usage_error(const std::string &cmd, const std::string &msg, const char *usag
 }
 
 Result<std::unique_ptr<Session>> Session::open(const CommonOptions &o) {
+  // Without a config the library would only say what is missing from it
+  // (no keyring, no mon_addr); say instead that there is none, and how to
+  // point at one.
+  ConfigLocation where = locate_config(o.conf);
+  if (where.path.empty() && o.mon_addr.empty())
+    return Status::Error(ENOENT, "no config file found: " + where.looked_at +
+                                     ". Point at one with --conf FILE or export "
+                                     "STRATA_CONF=FILE (`strata up --dir D` writes "
+                                     "D/strata.conf), or give --mon-addr HOST:PORT and "
+                                     "--keyring FILE");
   std::unique_ptr<Session> s(new Session());
   std::vector<std::string> overrides = o.sets;
   // Every operation of a command ends: after --timeout (default 30 s)
@@ -293,7 +255,7 @@ int Session::mon_command(const std::string &prefix,
     std::fprintf(stderr, "strata %s: %s\n", prefix.c_str(), strata_last_error());
     return 1;
   }
-  if (f == OutputFormat::kPlain) {
+  if (f == OutputFormat::kText) {
     if (message.empty()) message = pretty_json(j);
     std::fwrite(message.data(), 1, message.size(), stdout);
     if (!message.empty() && message.back() != '\n') std::fputc('\n', stdout);

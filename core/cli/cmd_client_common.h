@@ -12,15 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "cli/output_format.h"
 #include "common/status.h"
 #include "strata/client.h"
 
 namespace strata::cli {
 
-enum class OutputFormat { kPlain, kJson, kJsonPretty };
-
 // --conf/--config/-c F, --name/-n client.X, --keyring/-k F, --mon-addr A,
-// --set key=value (repeatable), --format plain|json|json-pretty,
+// --set key=value (repeatable), --format text|json|json-pretty,
 // --timeout SECONDS (connecting, and each operation), --help/-h.
 struct CommonOptions {
   std::string conf;
@@ -28,7 +27,7 @@ struct CommonOptions {
   std::string keyring;
   std::string mon_addr;
   std::vector<std::string> sets;
-  OutputFormat format = OutputFormat::kPlain;
+  OutputFormat format = OutputFormat::kText;
   uint32_t timeout_ms = 10000;     // connecting
   uint32_t op_timeout_ms = 30000;  // one operation (client_op_timeout_ms)
   bool help = false;
@@ -60,10 +59,6 @@ Result<uint64_t> parse_duration_ms(const std::string &s);
 // "1.2f" -> pool 1, seed 0x2f.
 Result<std::pair<uint32_t, uint32_t>> parse_pgid(const std::string &s);
 
-// JSON text made human-readable (indented), for --format json-pretty.
-std::string pretty_json(const std::string &json);
-// Prints a command's JSON (one line, or indented) to stdout.
-void print_json(const std::string &json, OutputFormat f);
 // A JSON string literal.
 std::string json_quote(const std::string &s);
 

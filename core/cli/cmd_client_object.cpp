@@ -59,7 +59,7 @@ int put(strata_ioctx_t io, const std::string &name, const std::string &file, Out
     if (n < buf.size()) break;
   }
   if (in != stdin) std::fclose(in);
-  if (rc == 0 && f != OutputFormat::kPlain)
+  if (rc == 0 && f != OutputFormat::kText)
     print_json("{\"name\":" + json_quote(name) + ",\"size\":" + std::to_string(off) + "}", f);
   return rc;
 }
@@ -104,7 +104,7 @@ int stat(strata_ioctx_t io, const std::string &name, OutputFormat f) {
   bool located = strata_object_locate(io, name.c_str(), &loc) == 0;
   char pg[32] = "";
   if (located) std::snprintf(pg, sizeof pg, "%u.%x", loc.pool, loc.seed);
-  if (f == OutputFormat::kPlain) {
+  if (f == OutputFormat::kText) {
     std::printf("%s size %llu mtime %s version %llu", name.c_str(),
                 static_cast<unsigned long long>(st.size), format_time_ns(st.mtime_ns).c_str(),
                 static_cast<unsigned long long>(st.version));
@@ -135,7 +135,7 @@ int ls(strata_ioctx_t io, OutputFormat f) {
   const char *name;
   size_t len;
   while ((rc = strata_list_next(l, &name, &len)) == 1) {
-    if (f == OutputFormat::kPlain) {
+    if (f == OutputFormat::kText) {
       std::fwrite(name, 1, len, stdout);
       std::fputc('\n', stdout);
     } else {
@@ -145,7 +145,7 @@ int ls(strata_ioctx_t io, OutputFormat f) {
   }
   strata_list_close(l);
   if (rc < 0) return fail("object ls", api_error(rc, "listing"));
-  if (f != OutputFormat::kPlain) print_json(j + "]", f);
+  if (f != OutputFormat::kText) print_json(j + "]", f);
   return 0;
 }
 

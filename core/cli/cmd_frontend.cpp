@@ -174,7 +174,7 @@ void print_plugin_options(const host::Plugin &p) {
 
 // SIGUSR1: the status and the metrics, on stdout.
 void report_status(const host::FrontendInstance &fe, OutputFormat format, Logger &log) {
-  bool json = format != OutputFormat::kPlain;
+  bool json = format != OutputFormat::kText;
   auto status = fe.status(json ? STRATA_FRONTEND_STATUS_JSON : STRATA_FRONTEND_STATUS_LINE);
   auto metrics = fe.metrics();
   if (!status.ok()) log.warn("frontend " + fe.name(), status.status().ToString());

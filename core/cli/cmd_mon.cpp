@@ -27,16 +27,6 @@ const char *kMonUsage =
     "  Runs the monitor (mon_addr, mon_data from the config; keys from `keyring`).\n"
     "  --mkfs   create mon_data with an empty cluster map and exit\n";
 
-// `--conf F` is the cluster commands' spelling of the common --config.
-void translate_conf(std::vector<std::string> &args) {
-  for (std::string &a : args) {
-    if (a == "--conf")
-      a = "--config";
-    else if (a.rfind("--conf=", 0) == 0)
-      a = "--config=" + a.substr(7);
-  }
-}
-
 }  // namespace
 
 int cmd_mon(std::vector<std::string> args) {
@@ -45,7 +35,6 @@ int cmd_mon(std::vector<std::string> args) {
       std::fputs(kMonUsage, stdout);
       return 0;
     }
-  translate_conf(args);
   auto ctx = make_context(args);
   if (!ctx) return 1;
   ctx->entity = "mon";
@@ -54,7 +43,7 @@ int cmd_mon(std::vector<std::string> args) {
     if (a == "--mkfs")
       mkfs = true;
     else {
-      std::fprintf(stderr, "strata mon: unknown argument '%s'\n%s", a.c_str(), kMonUsage);
+      std::fprintf(stderr, "strata mon: unknown option '%s'\n%s", a.c_str(), kMonUsage);
       return 2;
     }
   }

@@ -33,13 +33,6 @@ const char *kOsdUsage =
     "  monitor at mon_addr, its key from `keyring`.\n"
     "  --mkfs   make the OSD's object store and identity file, then exit\n";
 
-void translate_conf(std::vector<std::string> &args) {
-  for (std::string &a : args) {
-    if (a == "--conf") a = "--config";
-    else if (a.rfind("--conf=", 0) == 0) a = "--config=" + a.substr(7);
-  }
-}
-
 // Every key that may apply to osd.N: cluster keys, core store keys, and the
 // options of the backend and journal plugins it uses.
 Status validate_osd_config(const CliContext &ctx, const std::string &backend,
@@ -113,7 +106,6 @@ int cmd_osd(std::vector<std::string> args) {
       std::fputs(kOsdUsage, stdout);
       return 0;
     }
-  translate_conf(args);
   auto ctx = make_context(args);
   if (!ctx) return 1;
   bool do_mkfs = false;
@@ -131,7 +123,7 @@ int cmd_osd(std::vector<std::string> args) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "strata osd: unknown argument '%s'\n%s", a.c_str(), kOsdUsage);
+      std::fprintf(stderr, "strata osd: unknown option '%s'\n%s", a.c_str(), kOsdUsage);
       return 2;
     }
   }

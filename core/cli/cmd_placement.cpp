@@ -31,11 +31,19 @@
 #include "placement/pool_mapping.h"
 #include "placement/target_shares.h"
 #include "placement/topology.h"
+#include "cli/output_format.h"
+#include "common/config.h"
+#include "common/config_lookup.h"
+#include "common/json.h"
+#include "host/plugin_loader.h"
+#include "host/plugin_path.h"
 
 namespace po = boost::program_options;
 using namespace strata::placement;
 using strata::Result;
 using strata::Status;
+using strata::cli::OutputFormat;
+namespace json = strata::json;
 
 namespace {
 
@@ -48,7 +56,8 @@ constexpr const char *kUsage =
     "  diff       OLD NEW [same input options as test]\n"
     "  balance    MAP --pg-num N [--pool P] [--from OLD] -o OUT\n"
     "Every command takes --plugin crush|rendezvous (default crush) where it maps, and\n"
-    "reads maps in either form. Run `strata placement <command> --help` for details.\n";
+    "reads maps in either form; test, diff and balance take --format text|json|json-pretty.\n"
+    "Run `strata placement <command> --help` for details.\n";
 
 int fail(const Status &s) {
   std::fprintf(stderr, "strata placement: %s\n", s.ToString().c_str());
@@ -70,6 +79,43 @@ bool parse(int argc, char **argv, const po::options_description &opts,
     return true;
   }
   return false;
+}
+
+// --- options every placement command takes -------------------------------
+
+// --config/--conf FILE and --plugin-path DIRS: where the placement plugins
+// are looked for (the flag's directories, then the config's plugin_path,
+// then the built-in ones).
+struct CommonOptions {
+  std::string config;
+  std::string plugin_path;
+  std::string format = "text";
+};
+
+void add_common_options(po::options_description &o, CommonOptions &c, bool reports) {
+  o.add_options()
+      ("config", po::value(&c.config), "config file (its plugin_path is searched)")
+      ("conf", po::value(&c.config), "the same as --config")
+      ("plugin-path", po::value(&c.plugin_path), "directories searched for plugins first");
+  if (reports)
+    o.add_options()("format", po::value(&c.format)->default_value("text"),
+                    "text, json or json-pretty");
+}
+
+Result<strata::host::Plugin> placement_plugin(const std::string &name, const CommonOptions &c) {
+  std::string extra = c.plugin_path;
+  std::string path = strata::locate_config(c.config).path;
+  if (!path.empty()) {
+    auto cfg = strata::Config::load_file(path);
+    if (!cfg.ok()) return cfg.status();
+    std::string configured = cfg->get("global", "plugin_path").value_or("");
+    if (!configured.empty()) extra += (extra.empty() ? "" : ":") + configured;
+  }
+  return find_placement_plugin(name, strata::host::plugin_search_path(extra));
+}
+
+Result<OutputFormat> output_format(const CommonOptions &c) {
+  return strata::cli::parse_output_format(c.format);
 }
 
 // --- options shared by the mapping commands -----------------------------
@@ -194,6 +240,8 @@ int cmd_build(int argc, char **argv) {
       ("failure-domain", po::value(&failure_domain), "type the rule separates replicas by")
       ("output,o", po::value(&output)->default_value("-"), "output file")
       ("binary", po::bool_switch(&binary), "write the binary form");
+  CommonOptions common;
+  add_common_options(o, common, false);
   po::variables_map vm;
   if (parse(argc, argv, o, {}, vm)) return 0;
 
@@ -233,6 +281,8 @@ int cmd_convert(int argc, char **argv, bool to_binary) {
   o.add_options()("help,h", "this help")
       ("input", po::value(&input), "map file (either form; - for stdin)")
       ("output,o", po::value(&output), "output file (- for stdout)");
+  CommonOptions common;
+  add_common_options(o, common, false);
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
@@ -282,6 +332,102 @@ Speed measure_speed(const LoadedMap &lm, const InputOptions &in, double seconds)
   return {double(done) / cpu, double(done) / wall};
 }
 
+// Everything `placement test` reports; the text is printed from it.
+json::Value test_report(const LoadedMap &m, const InputOptions &in, const std::string &path,
+                        const MappingSource &source, bool show_mappings, double bench_seconds) {
+  uint64_t n = input_count(in);
+  json::Value out{json::Object{}};
+  out.set("map", path);
+  out.set("plugin", in.plugin);
+  out.set("rule", m.rule->name);
+  out.set("replicas", in.num_rep);
+  out.set("inputs", static_cast<unsigned long long>(n));
+  if (in.pg_num) out.set("pool", in.pool);
+  if (show_mappings) {
+    json::Value rows{json::Array{}};
+    std::vector<int32_t> r;
+    for (uint64_t i = 0; i < n; ++i) {
+      source(i, r);
+      json::Value row{json::Object{}};
+      if (in.pg_num) row.set("pg", format_pg({in.pool, uint32_t(i)}));
+      else row.set("x", static_cast<unsigned long long>(in.min_x + i));
+      json::Value devs{json::Array{}};
+      for (int32_t d : r) devs.push(m.map.item_name(d));
+      row.set("devices", devs);
+      rows.push(row);
+    }
+    out.set("mappings", rows);
+  }
+  Utilization u = measure_utilization(*m.topo, *m.rule, in.num_rep, n, source);
+  json::Value devices{json::Array{}};
+  double worst = 0;
+  for (const DeviceUse &d : u.devices) {
+    json::Value row{json::Object{}};
+    row.set("device", m.map.item_name(d.id));
+    row.set("count", static_cast<unsigned long long>(d.count));
+    row.set("expected", d.expected);
+    row.set("deviation_pct", 100.0 * d.deviation());
+    devices.push(row);
+    worst = std::max(worst, std::abs(double(d.count) - d.expected));
+  }
+  out.set("devices", devices);
+  out.set("replicas_placed", static_cast<unsigned long long>(u.replicas));
+  out.set("replicas_wanted", static_cast<unsigned long long>(n * in.num_rep));
+  out.set("short_results", static_cast<unsigned long long>(u.short_results));
+  out.set("failure_domain_breaks", static_cast<unsigned long long>(u.domain_violations));
+  out.set("max_deviation_pct", 100.0 * u.max_deviation);
+  out.set("min_deviation_pct", 100.0 * u.min_deviation);
+  out.set("stddev_pct", 100.0 * u.stddev);
+  if (in.pg_num) out.set("largest_share_distance_pgs", worst);
+  if (bench_seconds > 0) {
+    Speed sp = measure_speed(m, in, bench_seconds);
+    out.set("mappings_per_cpu_second", sp.per_cpu_second);
+    out.set("mappings_per_wall_second", sp.per_wall_second);
+    out.set("device_count", static_cast<unsigned long long>(m.map.devices.size()));
+  }
+  return out;
+}
+
+void print_test_text(const json::Value &t, bool no_devices) {
+  auto u64 = [&](const char *k) { return uint64_t(t[k].as_int()); };
+  for (const json::Value &row : t["mappings"].as_array()) {
+    if (!row["pg"].is_null()) std::printf("pg %s ->", row["pg"].as_string().c_str());
+    else std::printf("x %" PRIu64 " ->", uint64_t(row["x"].as_int()));
+    for (const json::Value &d : row["devices"].as_array()) std::printf(" %s", d.as_string().c_str());
+    std::printf("\n");
+  }
+  std::printf("map %s, plugin %s, rule '%s', %u replicas, %s %s\n",
+              t["map"].as_string().c_str(), t["plugin"].as_string().c_str(),
+              t["rule"].as_string().c_str(), unsigned(t["replicas"].as_int()),
+              with_commas(u64("inputs")).c_str(),
+              t["pool"].is_null() ? "inputs"
+                                  : ("PGs of pool " + std::to_string(t["pool"].as_int())).c_str());
+  if (!no_devices) {
+    std::printf("%-16s %10s %12s %10s\n", "device", "count", "expected", "deviation");
+    for (const json::Value &d : t["devices"].as_array())
+      std::printf("%-16s %10" PRIu64 " %12.1f %+9.2f%%\n", d["device"].as_string().c_str(),
+                  uint64_t(d["count"].as_int()), d["expected"].as_double(),
+                  d["deviation_pct"].as_double());
+  }
+  std::printf("replicas placed:        %s of %s\n", with_commas(u64("replicas_placed")).c_str(),
+              with_commas(u64("replicas_wanted")).c_str());
+  std::printf("short results:          %s\n", with_commas(u64("short_results")).c_str());
+  std::printf("failure-domain breaks:  %s\n", with_commas(u64("failure_domain_breaks")).c_str());
+  std::printf("most over-full device:  %+.2f%% of expected\n", t["max_deviation_pct"].as_double());
+  std::printf("most under-full device: %+.2f%% of expected\n", t["min_deviation_pct"].as_double());
+  std::printf("standard deviation:     %.2f%% of the mean expected count\n",
+              t["stddev_pct"].as_double());
+  if (!t["largest_share_distance_pgs"].is_null())
+    std::printf("largest |count - share|: %.2f PGs\n",
+                t["largest_share_distance_pgs"].as_double());
+  if (!t["mappings_per_cpu_second"].is_null())
+    std::printf("mappings/s:             %s per CPU-second of one thread (%s per wall second)"
+                ", %u replicas, %" PRIu64 " devices\n",
+                with_commas(uint64_t(t["mappings_per_cpu_second"].as_double())).c_str(),
+                with_commas(uint64_t(t["mappings_per_wall_second"].as_double())).c_str(),
+                unsigned(t["replicas"].as_int()), u64("device_count"));
+}
+
 int cmd_test(int argc, char **argv) {
   InputOptions in;
   std::string path;
@@ -295,14 +441,18 @@ int cmd_test(int argc, char **argv) {
       ("show-mappings", po::bool_switch(&show_mappings), "print every input's result")
       ("bench-seconds", po::value(&bench_seconds)->default_value(0.5),
        "how long to time mappings/s (0: skip)");
+  CommonOptions common;
+  add_common_options(o, common, true);
   po::positional_options_description pos;
   pos.add("map", 1);
   po::variables_map vm;
   if (parse(argc, argv, o, pos, vm)) return 0;
+  auto format = output_format(common);
+  if (!format.ok()) return usage_error(format.status().message());
   if (path.empty()) return usage_error("test needs a map file");
   if (Status s = check_inputs(in); !s.ok()) return fail(s);
 
-  auto plugin = find_placement_plugin(in.plugin);
+  auto plugin = placement_plugin(in.plugin, common);
   if (!plugin.ok()) return fail(plugin.status());
   auto lm = load_for_mapping(path, in, plugin.value());
   if (!lm.ok()) return fail(lm.status());
@@ -310,52 +460,9 @@ int cmd_test(int argc, char **argv) {
   auto pool = pool_mapping_if_asked(m, in);
   if (!pool.ok()) return fail(pool.status());
   MappingSource source = mapping_source(m, in, pool.value());
-  uint64_t n = input_count(in);
-
-  if (show_mappings) {
-    std::vector<int32_t> r;
-    for (uint64_t i = 0; i < n; ++i) {
-      source(i, r);
-      if (in.pg_num)
-        std::printf("pg %s ->", format_pg({in.pool, uint32_t(i)}).c_str());
-      else
-        std::printf("x %" PRIu64 " ->", in.min_x + i);
-      for (int32_t d : r) std::printf(" %s", m.map.item_name(d).c_str());
-      std::printf("\n");
-    }
-  }
-
-  Utilization u = measure_utilization(*m.topo, *m.rule, in.num_rep, n, source);
-  std::printf("map %s, plugin %s, rule '%s', %u replicas, %s %s\n", path.c_str(),
-              in.plugin.c_str(), m.rule->name.c_str(), in.num_rep, with_commas(n).c_str(),
-              in.pg_num ? ("PGs of pool " + std::to_string(in.pool)).c_str() : "inputs");
-  if (!no_devices) {
-    std::printf("%-16s %10s %12s %10s\n", "device", "count", "expected", "deviation");
-    for (const DeviceUse &d : u.devices)
-      std::printf("%-16s %10" PRIu64 " %12.1f %+9.2f%%\n", m.map.item_name(d.id).c_str(), d.count,
-                  d.expected, 100.0 * d.deviation());
-  }
-  std::printf("replicas placed:        %s of %s\n", with_commas(u.replicas).c_str(),
-              with_commas(n * in.num_rep).c_str());
-  std::printf("short results:          %s\n", with_commas(u.short_results).c_str());
-  std::printf("failure-domain breaks:  %s\n", with_commas(u.domain_violations).c_str());
-  std::printf("most over-full device:  %+.2f%% of expected\n", 100.0 * u.max_deviation);
-  std::printf("most under-full device: %+.2f%% of expected\n", 100.0 * u.min_deviation);
-  std::printf("standard deviation:     %.2f%% of the mean expected count\n", 100.0 * u.stddev);
-  if (in.pg_num) {
-    double worst = 0;
-    for (const DeviceUse &d : u.devices)
-      worst = std::max(worst, std::abs(double(d.count) - d.expected));
-    std::printf("largest |count - share|: %.2f PGs\n", worst);
-  }
-  if (bench_seconds > 0) {
-    Speed sp = measure_speed(m, in, bench_seconds);
-    std::printf("mappings/s:             %s per CPU-second of one thread (%s per wall second)"
-                ", %u replicas, %zu devices\n",
-                with_commas(uint64_t(sp.per_cpu_second)).c_str(),
-                with_commas(uint64_t(sp.per_wall_second)).c_str(), in.num_rep,
-                m.map.devices.size());
-  }
+  json::Value report = test_report(m, in, path, source, show_mappings, bench_seconds);
+  if (*format == OutputFormat::kText) print_test_text(report, no_devices);
+  else strata::cli::print_json(report.dump(), *format);
   return 0;
 }
 
@@ -368,14 +475,18 @@ int cmd_diff(int argc, char **argv) {
   o.add_options()("help,h", "this help")("old", po::value(&old_path), "old map")(
       "new", po::value(&new_path), "new map");
   add_input_options(o, in);
+  CommonOptions common;
+  add_common_options(o, common, true);
   po::positional_options_description pos;
   pos.add("old", 1).add("new", 1);
   po::variables_map vm;
   if (parse(argc, argv, o, pos, vm)) return 0;
+  auto format = output_format(common);
+  if (!format.ok()) return usage_error(format.status().message());
   if (old_path.empty() || new_path.empty()) return usage_error("diff needs OLD and NEW maps");
   if (Status s = check_inputs(in); !s.ok()) return fail(s);
 
-  auto plugin = find_placement_plugin(in.plugin);
+  auto plugin = placement_plugin(in.plugin, common);
   if (!plugin.ok()) return fail(plugin.status());
   auto a = load_for_mapping(old_path, in, plugin.value());
   if (!a.ok()) return fail(a.status());
@@ -391,6 +502,24 @@ int cmd_diff(int argc, char **argv) {
   mv.optimal = optimal_movement(
       expected_replicas_per_input(*a.value()->topo, *a.value()->rule, in.num_rep),
       expected_replicas_per_input(*b.value()->topo, *b.value()->rule, in.num_rep));
+  if (*format != OutputFormat::kText) {
+    json::Value out{json::Object{}};
+    out.set("old", old_path);
+    out.set("new", new_path);
+    out.set("plugin", in.plugin);
+    out.set("replicas", in.num_rep);
+    out.set("inputs", static_cast<unsigned long long>(n));
+    out.set("input_kind", in.pg_num ? "pgs" : "inputs");
+    out.set("inputs_changed", static_cast<unsigned long long>(mv.inputs_changed));
+    out.set("changed_pct", 100.0 * mv.changed_fraction());
+    out.set("replicas_moved", static_cast<unsigned long long>(mv.replicas_moved));
+    out.set("replicas_total", static_cast<unsigned long long>(mv.replicas));
+    out.set("moved_pct", 100.0 * mv.moved_fraction());
+    out.set("optimal_pct", 100.0 * mv.optimal);
+    out.set("moved_over_optimal", mv.optimal > 0 ? json::Value(mv.ratio()) : json::Value());
+    strata::cli::print_json(out.dump(), *format);
+    return 0;
+  }
   std::printf("%s -> %s, plugin %s, %u replicas, %s %s\n", old_path.c_str(), new_path.c_str(),
               in.plugin.c_str(), in.num_rep, with_commas(n).c_str(),
               in.pg_num ? "PGs" : "inputs");
@@ -422,14 +551,18 @@ int cmd_balance(int argc, char **argv) {
        "allowed distance from each device's share, in PGs")
       ("output,o", po::value(&output), "output map")
       ("binary", po::bool_switch(&binary), "write the binary form");
+  CommonOptions common;
+  add_common_options(o, common, true);
   po::positional_options_description pos;
   pos.add("map", 1);
   po::variables_map vm;
   if (parse(argc, argv, o, pos, vm)) return 0;
+  auto format = output_format(common);
+  if (!format.ok()) return usage_error(format.status().message());
   if (path.empty() || output.empty()) return usage_error("balance needs MAP and -o OUT");
   if (in.pg_num == 0) return usage_error("balance needs --pg-num (the pool's PG count)");
 
-  auto plugin = find_placement_plugin(in.plugin);
+  auto plugin = placement_plugin(in.plugin, common);
   if (!plugin.ok()) return fail(plugin.status());
   auto lm = load_for_mapping(path, in, plugin.value());
   if (!lm.ok()) return fail(lm.status());
@@ -453,6 +586,36 @@ int cmd_balance(int argc, char **argv) {
   if (!out.ok()) return fail(out.status());
   if (Status s = save_map(output, out.value(), binary); !s.ok()) return fail(s);
 
+  double moved = r.replicas ? double(r.replicas_moved) / double(r.replicas) : 0;
+  double optimal = 0;
+  if (old)
+    optimal = optimal_movement(expected_replicas_per_input(*old->topo, *old->rule, in.num_rep),
+                               expected_replicas_per_input(*m.topo, *m.rule, in.num_rep));
+  if (*format != OutputFormat::kText) {
+    json::Value out{json::Object{}};
+    out.set("pool", in.pool);
+    out.set("pg_num", in.pg_num);
+    out.set("replicas", in.num_rep);
+    out.set("rule", m.rule->name);
+    out.set("plugin", in.plugin);
+    out.set("deviation_before_pgs", r.deviation_before);
+    out.set("deviation_after_pgs", r.deviation_after);
+    out.set("max_deviation_pgs", max_deviation);
+    out.set("exceptions_before", static_cast<unsigned long long>(r.exceptions_before));
+    out.set("exceptions_after", static_cast<unsigned long long>(r.exceptions_after));
+    out.set("moves", static_cast<unsigned long long>(r.moves));
+    out.set("replicas_moved", static_cast<unsigned long long>(r.replicas_moved));
+    out.set("replicas_total", static_cast<unsigned long long>(r.replicas));
+    out.set("moved_pct", 100.0 * moved);
+    out.set("compared_with", from.empty() ? path : from);
+    if (old) {
+      out.set("optimal_pct", 100.0 * optimal);
+      out.set("moved_over_optimal", optimal > 0 ? moved / optimal : 0.0);
+    }
+    out.set("wrote", output);
+    strata::cli::print_json(out.dump(), *format);
+    return 0;
+  }
   std::printf("pool %u: %u PGs x %u replicas, rule '%s', plugin %s\n", in.pool, in.pg_num,
               in.num_rep, m.rule->name.c_str(), in.plugin.c_str());
   std::printf("largest |count - share|: %.2f PGs before, %.2f after (goal <= %.2f)\n",
@@ -462,16 +625,10 @@ int cmd_balance(int argc, char **argv) {
               r.exceptions_after, r.exceptions_before, r.moves);
   std::printf("replicas moved:          %s of %s (%.3f%%) compared with %s\n",
               with_commas(r.replicas_moved).c_str(), with_commas(r.replicas).c_str(),
-              r.replicas ? 100.0 * double(r.replicas_moved) / double(r.replicas) : 0.0,
-              from.empty() ? path.c_str() : from.c_str());
-  if (old) {
-    double optimal =
-        optimal_movement(expected_replicas_per_input(*old->topo, *old->rule, in.num_rep),
-                         expected_replicas_per_input(*m.topo, *m.rule, in.num_rep));
-    double moved = r.replicas ? double(r.replicas_moved) / double(r.replicas) : 0;
+              100.0 * moved, from.empty() ? path.c_str() : from.c_str());
+  if (old)
     std::printf("optimal:                 %.3f%% of replicas; moved / optimal: %.2fx\n",
                 100.0 * optimal, optimal > 0 ? moved / optimal : 0.0);
-  }
   std::printf("wrote %s\n", output.c_str());
   return 0;
 }
@@ -496,7 +653,8 @@ int cmd_placement(int argc, char **argv) {
     if (cmd == "diff") return cmd_diff(sub_argc, sub_argv);
     if (cmd == "balance") return cmd_balance(sub_argc, sub_argv);
   } catch (const po::error &e) {
-    return usage_error(e.what());
+    std::fprintf(stderr, "strata placement %s: %s\n%s", cmd.c_str(), e.what(), kUsage);
+    return 2;
   }
   return usage_error("unknown command '" + cmd + "'");
 }

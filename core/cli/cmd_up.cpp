@@ -43,12 +43,14 @@ const char *kUpUsage =
     "  Makes and starts a local cluster in DIR: a monitor, N OSDs (each on a loop-mounted\n"
     "  XFS/btrfs image of --size-gb, or a directory for kv), a keyring, DIR/strata.conf and a\n"
     "  pool 'data'; waits until every PG is active+clean. --set lines go into the config.\n"
-    "  On a DIR made before (and stopped with `strata down`), starts that cluster again.\n";
+    "  On a DIR made before (and stopped with `strata down`), starts that cluster again.\n"
+    "  --conf FILE (or --config FILE) names the cluster by its DIR/strata.conf instead of --dir.\n";
 
 const char *kDownUsage =
     "usage: strata down --dir DIR [--purge] [--timeout 10]\n"
     "  Stops the OSDs and the monitor of DIR (SIGTERM, SIGKILL after --timeout seconds),\n"
-    "  unmounts the OSD images and detaches their loop devices. --purge also removes DIR.\n";
+    "  unmounts the OSD images and detaches their loop devices. --purge also removes DIR.\n"
+    "  --conf FILE (or --config FILE) names the cluster by its DIR/strata.conf instead of --dir.\n";
 
 struct UpArgs {
   std::string dir;
@@ -63,8 +65,17 @@ struct UpArgs {
 };
 
 int usage_error(const std::string &msg, const char *usage) {
-  std::fprintf(stderr, "strata: %s\n%s", msg.c_str(), usage);
+  std::fprintf(stderr, "strata %s: %s\n%s", usage == kUpUsage ? "up" : "down", msg.c_str(), usage);
   return 2;
+}
+
+// `--conf DIR/strata.conf`: the cluster directory named through the config
+// `strata up` wrote there, so that the command every other command takes
+// works here too. "" (after printing) when FILE is not such a config.
+std::string dir_of_config(const std::string &file) {
+  fs::path p(file);
+  if (p.filename() != "strata.conf") return "";
+  return p.parent_path().empty() ? "." : p.parent_path().string();
 }
 
 // The section a --set key belongs in: the list that declares it, else
@@ -356,6 +367,11 @@ int cmd_up(std::vector<std::string> args) {
       auto v = value();
       if (!v) return usage_error("--dir needs a directory", kUpUsage);
       a.dir = *v;
+    } else if (f == "--conf" || f == "--config") {
+      auto v = value();
+      std::string d = v ? dir_of_config(*v) : "";
+      if (d.empty()) return usage_error(f + " takes DIR/strata.conf (the cluster's config)", kUpUsage);
+      a.dir = d;
     } else if (f == "--osds") {
       auto n = number(1, 64);
       if (!n) return usage_error("--osds needs a number from 1 to 64", kUpUsage);
@@ -394,7 +410,7 @@ int cmd_up(std::vector<std::string> args) {
         return usage_error("--set needs key=value", kUpUsage);
       a.sets.push_back({v->substr(0, eq), v->substr(eq + 1)});
     } else {
-      return usage_error("unknown argument '" + f + "'", kUpUsage);
+      return usage_error("unknown option '" + f + "'", kUpUsage);
     }
   }
   if (a.dir.empty()) return usage_error("--dir is required", kUpUsage);
@@ -411,12 +427,16 @@ int cmd_down(std::vector<std::string> args) {
       return 0;
     } else if (args[i] == "--dir" && i + 1 < args.size()) {
       dir = args[++i];
+    } else if ((args[i] == "--conf" || args[i] == "--config") && i + 1 < args.size()) {
+      dir = dir_of_config(args[++i]);
+      if (dir.empty())
+        return usage_error(args[i - 1] + " takes DIR/strata.conf (the cluster's config)", kDownUsage);
     } else if (args[i] == "--purge") {
       purge = true;
     } else if (args[i] == "--timeout" && i + 1 < args.size()) {
       timeout_s = std::max(1, std::atoi(args[++i].c_str()));
     } else {
-      return usage_error("unknown or incomplete argument '" + args[i] + "'", kDownUsage);
+      return usage_error("unknown option (or one missing its value) '" + args[i] + "'", kDownUsage);
     }
   }
   if (dir.empty()) return usage_error("--dir is required", kDownUsage);

@@ -1,11 +1,15 @@
 #include "client/map_holder.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace strata::client {
 
 MapHolder::MapHolder(std::vector<std::string> plugin_path) : plugin_path_(std::move(plugin_path)) {
-  if (plugin_path_.empty()) plugin_path_ = host::default_plugin_path();
+  // A configured plugin_path adds directories in front of the built-in ones.
+  for (std::string &d : host::default_plugin_path())
+    if (std::find(plugin_path_.begin(), plugin_path_.end(), d) == plugin_path_.end())
+      plugin_path_.push_back(std::move(d));
 }
 
 std::shared_ptr<const cluster::MapView> MapHolder::current() const {

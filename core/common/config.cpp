@@ -1,8 +1,10 @@
 #include "common/config.h"
+#include "common/config_lookup.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -179,22 +181,75 @@ Status validate_value(const strata_option_spec &spec, const std::string &value) 
   }
 }
 
-Status validate_config(const Config &cfg, const std::string &entity,
-                       const std::vector<const strata_option_spec *> &specs) {
+Status validate_entries(const std::vector<Config::Entry> &entries,
+                        const std::vector<const strata_option_spec *> &specs,
+                        const std::string &unknown_hint) {
+  std::vector<std::string> known;
+  for (const strata_option_spec *s : specs)
+    if (s->name) known.push_back(s->name);
   std::string problems;
-  for (const Config::Entry &e : cfg.effective(entity)) {
+  for (const Config::Entry &e : entries) {
     const strata_option_spec *spec = nullptr;
     for (const strata_option_spec *s : specs)
       if (s->name && e.key == s->name) spec = s;
     if (!spec) {
+      std::string near = closest_key(e.key, known);
       problems += (problems.empty() ? "" : "\n") + e.origin + ": unknown option '" + e.key +
-                  "' (not a core option and not declared by the selected plugins)";
+                  "' (" + unknown_hint +
+                  (near.empty() ? ")" : "; did you mean '" + near + "'?)");
       continue;
     }
     Status st = validate_value(*spec, e.value);
     if (!st.ok()) problems += (problems.empty() ? "" : "\n") + e.origin + ": " + st.message();
   }
   return problems.empty() ? Status::OK() : Status::Error(EINVAL, problems);
+}
+
+Status validate_config(const Config &cfg, const std::string &entity,
+                       const std::vector<const strata_option_spec *> &specs) {
+  return validate_entries(cfg.effective(entity), specs,
+                          "not a core option and not declared by the selected plugins");
+}
+
+ConfigLocation locate_config(const std::string &explicit_path) {
+  if (!explicit_path.empty()) return {explicit_path, "--config " + explicit_path};
+  ConfigLocation loc;
+  const char *env = std::getenv("STRATA_CONF");
+  if (env && *env) return {env, "$STRATA_CONF (" + std::string(env) + ")"};
+  std::error_code ec;
+  if (std::filesystem::exists("strata.conf", ec)) return {"strata.conf", "./strata.conf"};
+  loc.looked_at = "no --config/--conf FILE was given, $STRATA_CONF is not set, and there is no "
+                  "strata.conf in the current directory (" +
+                  std::filesystem::current_path(ec).string() + ")";
+  return loc;
+}
+
+std::string closest_key(const std::string &key, const std::vector<std::string> &known) {
+  // Levenshtein distance, one row at a time.
+  auto distance = [](const std::string &a, const std::string &b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_d = std::max<size_t>(2, key.size() / 3) + 1;  // farther is not a typo
+  for (const std::string &k : known) {
+    size_t d = distance(key, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best;
 }
 
 std::string config_value(const Config &cfg, const std::string &entity,
@@ -206,7 +261,8 @@ std::string config_value(const Config &cfg, const std::string &entity,
 const std::vector<strata_option_spec> &core_store_options() {
   static const std::vector<strata_option_spec> specs = {
       {"plugin_path", STRATA_OPT_STRING, "", nullptr,
-       "colon-separated directories searched for plugins (default: next to the binary)"},
+       "colon-separated directories searched for plugins before the built-in ones (next to "
+       "the binary, then the installed plugin directory)"},
       {"log_level", STRATA_OPT_ENUM, "info", "debug|info|warn|error", "minimum log level"},
       {"store_dir", STRATA_OPT_STRING, "", nullptr, "directory of the object store"},
       {"backend", STRATA_OPT_STRING, "xfs", nullptr, "object-store plugin name"},

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "host/plugin_path.h"
 #include "strata/frontend.h"
 #include "strata/journal.h"
 #include "strata/objectstore.h"
@@ -283,13 +284,12 @@ std::vector<std::string> split_plugin_path(const std::string &colon_list) {
 
 std::vector<std::string> default_plugin_path() {
   std::vector<std::string> out;
-  if (const char *env = std::getenv("STRATA_PLUGIN_PATH"); env && *env) {
-    return split_plugin_path(env);
-  }
   auto add = [&](const std::filesystem::path &p) {
     std::string s = p.lexically_normal().string();
     if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   };
+  if (const char *env = std::getenv("STRATA_PLUGIN_PATH"); env && *env)
+    for (const std::string &d : split_plugin_path(env)) add(d);
   // Relative to the binary that holds this code, not to the program that
   // runs it: a program linked against libstrata_client.so finds the
   // plugins beside the library wherever the program itself lives.
@@ -310,6 +310,13 @@ std::vector<std::string> default_plugin_path() {
 #ifdef STRATA_INSTALLED_PLUGIN_DIR
   add(STRATA_INSTALLED_PLUGIN_DIR);
 #endif
+  return out;
+}
+
+std::vector<std::string> plugin_search_path(const std::string &extra) {
+  std::vector<std::string> out = split_plugin_path(extra);
+  for (std::string &d : default_plugin_path())
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(std::move(d));
   return out;
 }
 

@@ -74,12 +74,13 @@ class PluginRegistry {
   std::vector<Refused> refused_;
 };
 
-// The default search path: $STRATA_PLUGIN_PATH (colon-separated) if set,
-// else, with D the directory of the file holding this code (the executable,
-// or libstrata_client.so for a program linked against it): D/../plugins,
-// D/../lib/strata/plugins, D/strata/plugins; then the same first two
-// relative to the running executable; then the installed plugin directory
-// (<prefix>/<libdir>/strata/plugins).
+// The default search path: the directories of $STRATA_PLUGIN_PATH
+// (colon-separated) first, then, with D the directory of the file holding
+// this code (the executable, or libstrata_client.so for a program linked
+// against it): D/../plugins, D/../lib/strata/plugins, D/strata/plugins;
+// then the same first two relative to the running executable; then the
+// installed plugin directory (<prefix>/<libdir>/strata/plugins). See
+// host/plugin_path.h for the directories a user adds in front.
 std::vector<std::string> default_plugin_path();
 
 // The directories of a colon-separated list ("a:b::c" -> a, b, c; empty

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "common/config.h"
+#include "common/config_lookup.h"
 
 using strata::Config;
 
@@ -54,4 +57,36 @@ TEST_CASE("sizes take K, M, G and T suffixes in powers of 1024") {
   CHECK_FALSE(strata::parse_size("").ok());
   CHECK(*strata::parse_bool("on"));
   CHECK_FALSE(strata::parse_bool("maybe").ok());
+}
+
+TEST_CASE("an unknown key suggests the closest known key, and only a close one") {
+  std::vector<std::string> known = {"journal_size", "journal_path", "log_level", "backend"};
+  CHECK(strata::closest_key("journal_sise", known) == "journal_size");
+  CHECK(strata::closest_key("loglevel", known) == "log_level");
+  CHECK(strata::closest_key("bakend", known) == "backend");
+  CHECK(strata::closest_key("completely_different", known).empty());
+  CHECK(strata::closest_key("x", known).empty());
+
+  auto cfg = Config::parse("[global]\n\n[osd]\njournal_sise = 1G\n", "t.conf");
+  REQUIRE(cfg.ok());
+  std::vector<const strata_option_spec *> specs;
+  for (const auto &s : strata::core_store_options()) specs.push_back(&s);
+  strata::Status st = strata::validate_entries(cfg->entries(), specs, "nobody declares it");
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message() ==
+        "t.conf:4: unknown option 'journal_sise' (nobody declares it; did you mean "
+        "'journal_size'?)");
+}
+
+TEST_CASE("the config file is the one named, else $STRATA_CONF, else none, saying where it looked") {
+  CHECK(strata::locate_config("/etc/x.conf").path == "/etc/x.conf");
+  ::setenv("STRATA_CONF", "/from/env.conf", 1);
+  CHECK(strata::locate_config("").path == "/from/env.conf");
+  CHECK(strata::locate_config("/named.conf").path == "/named.conf");
+  ::unsetenv("STRATA_CONF");
+  // The test runs in the build directory, which holds no strata.conf.
+  strata::ConfigLocation none = strata::locate_config("");
+  CHECK(none.path.empty());
+  CHECK(none.looked_at.find("$STRATA_CONF is not set") != std::string::npos);
+  CHECK(none.looked_at.find("strata.conf") != std::string::npos);
 }
