@@ -103,7 +103,8 @@ int shared_checks(const Command &c, const std::vector<std::string> &rest) {
   if (c.traits & kMakesOwnConfig) return 0;
   std::vector<std::string> named = option_values(rest, {"--config", "--conf", "-c"});
   ConfigLocation loc = locate_config(named.empty() ? "" : named.back());
-  std::vector<std::string> sets = option_values(rest, {"--set"});
+  std::vector<std::string> sets;
+  if (!(c.traits & kOwnSetKeys)) sets = option_values(rest, {"--set"});
   if (loc.path.empty() && sets.empty()) return 0;
   std::vector<std::string> plugin_path = option_values(rest, {"--plugin-path"});
   Status st = check_config(loc.path, sets, plugin_path.empty() ? "" : plugin_path.back());
@@ -180,13 +181,18 @@ int run_cli(const std::vector<std::string> &args) {
   std::vector<std::string> rest(args.begin() + long(matched), args.end());
   std::vector<std::string> handler_args(args.begin() + 1, args.end());
   if (wants_help(rest)) {
-    // The handler prints its own options; the subcommands of a command
-    // that is also a group (`strata osd`) follow.
-    std::vector<std::string> help_args(args.begin() + 1, args.begin() + long(matched));
-    help_args.push_back("--help");
+    // The handler prints its own options, with the rest of the line (help
+    // may depend on it: `frontend run --plugin X --help` lists X's
+    // options); if the rest does not parse, help alone. The subcommands of
+    // a command that is also a group (`strata osd`) follow.
     std::printf("strata %s: %s\n", cmd->path, cmd->summary);
     std::fflush(stdout);
-    int rc = cmd->run(help_args);
+    int rc = cmd->run(handler_args);
+    if (rc != 0) {
+      std::vector<std::string> help_args(args.begin() + 1, args.begin() + long(matched));
+      help_args.push_back("--help");
+      rc = cmd->run(help_args);
+    }
     std::string subs = listing(cmd->path);
     if (!subs.empty()) std::printf("subcommands:\n%s", subs.c_str());
     return rc;

@@ -22,6 +22,8 @@ enum CommandTraits : unsigned {
   kReports = 1u << 0,          // offers --format text|json|json-pretty
   kMakesOwnConfig = 1u << 1,   // up/down: the config is the cluster's own, made by the command
   kNeedsCluster = 1u << 2,     // talks to a running cluster (fails fast without a config)
+  kOwnSetKeys = 1u << 3,       // its --set also takes keys of the plugin it loads
+                               // (frontend run --plugin FILE): it checks them itself
 };
 
 struct Command {

@@ -145,7 +145,7 @@ const std::vector<Command> &command_registry() {
       {"auth rm", "delete a key", cmd_auth, kReports | kNeedsCluster},
       {"frontend", "frontend plugins", nullptr, kNoTraits},
       {"frontend run", "run a frontend plugin (--plugin NAME) until SIGINT/SIGTERM", cmd_frontend,
-       kReports | kNeedsCluster},
+       kReports | kNeedsCluster | kOwnSetKeys},
   };
   return table;
 }

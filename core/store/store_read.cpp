@@ -54,6 +54,12 @@ Result<std::string> fetch_value(F &&call, const std::string &what) {
   return Status::Error(EIO, what + ": value keeps changing size");
 }
 
+// Visitor (plugin.h convention) gathering key/value pairs into a KvList.
+int collect_pair(void *ctx, strata_slice k, strata_slice v) {
+  static_cast<Store::KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
+  return 0;
+}
+
 }  // namespace
 
 Result<std::string> Store::read(std::string_view coll, std::string_view oid, uint64_t off,
@@ -104,11 +110,7 @@ Result<Store::KvList> Store::getxattrs(std::string_view coll, std::string_view o
   auto lock = read_lock(coll, oid);
   KvList out;
   strata_err err{};
-  auto cb = [](void *ctx, strata_slice k, strata_slice v) {
-    static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
-    return 0;
-  };
-  int rc = backend_->getxattrs(sl(coll), sl(oid), cb, &out, &err);
+  int rc = backend_->getxattrs(sl(coll), sl(oid), collect_pair, &out, &err);
   if (rc < 0) return Status::Error(rc, "getxattrs " + std::string(oid) + ": " + err.msg);
   return out;
 }
@@ -138,12 +140,8 @@ Result<Store::KvList> Store::omap_list(std::string_view coll, std::string_view o
   auto lock = read_lock(coll, oid);
   KvList out;
   strata_err err{};
-  auto cb = [](void *ctx, strata_slice k, strata_slice v) {
-    static_cast<KvList *>(ctx)->emplace_back(std::string(sv(k)), std::string(sv(v)));
-    return 0;
-  };
-  int rc = backend_->omap_iterate(sl(coll), sl(oid), sl(start_after), sl(end), limit, cb, &out,
-                                  &err);
+  int rc = backend_->omap_iterate(sl(coll), sl(oid), sl(start_after), sl(end), limit, collect_pair,
+                                  &out, &err);
   if (rc < 0) return Status::Error(rc, "omap list " + std::string(oid) + ": " + err.msg);
   return out;
 }

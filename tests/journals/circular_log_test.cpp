@@ -82,6 +82,15 @@ struct SeqAck {
   }
 };
 
+// Records 1..n of 100 bytes, each flushed (acknowledged) before the next.
+void append_flushed(CircularLog &log, uint64_t n) {
+  for (uint64_t s = 1; s <= n; ++s) {
+    std::string p = payload_for(s, 100);
+    log.append(s, p.data(), p.size(), nullptr, nullptr);
+    log.flush();
+  }
+}
+
 size_t varied_len(uint64_t seq) { return (seq * 2654435761u >> 5) % 9000; }
 
 void require_contiguous_and_intact(const Replayed &r, size_t (*len)(uint64_t)) {
@@ -176,11 +185,7 @@ TEST_CASE("damage to an acknowledged record before later ones fails replay with 
   {
     auto log = open_log(dev);
     replay(*log);
-    for (uint64_t s = 1; s <= 10; ++s) {
-      std::string p = payload_for(s, 100);
-      log->append(s, p.data(), p.size(), nullptr, nullptr);
-      log->flush();
-    }
+    append_flushed(*log, 10);
   }
   dev->damage(2 * kBs + 4 * kBs + 70, 10);  // inside record 5
   auto log = open_log(dev);
@@ -384,11 +389,7 @@ TEST_CASE("after a crash, the search past the log skips what the medium says was
   {
     auto log = open_log(dev);
     replay(*log);
-    for (uint64_t s = 1; s <= 10; ++s) {
-      std::string p = payload_for(s, 100);
-      log->append(s, p.data(), p.size(), nullptr, nullptr);
-      log->flush();
-    }
+    append_flushed(*log, 10);
     auto copy = dev->crash_copy();
     auto recovered = open_log(copy, {}, true);
     CHECK(replay(*recovered).records.size() == 10);
@@ -434,11 +435,7 @@ std::shared_ptr<MemDevice> ten_records_with_damaged(uint64_t bad) {
   {
     auto log = open_log(dev);
     replay(*log);
-    for (uint64_t s = 1; s <= 10; ++s) {
-      std::string p = payload_for(s, 100);
-      log->append(s, p.data(), p.size(), nullptr, nullptr);
-      log->flush();
-    }
+    append_flushed(*log, 10);
   }
   dev->damage(2 * kBs + (bad - 1) * kBs + 70, 10);
   return dev;

@@ -57,6 +57,7 @@ class TxnOps {
       return *this;
     }
     bool operator==(const iterator &o) const { return i_ == o.i_; }
+    bool operator!=(const iterator &o) const { return i_ != o.i_; }  // C++17 plugins
 
    private:
     const TxnOps *ops_;
