@@ -115,6 +115,10 @@ const strata_client_api *client_api_table() {
       .mon_command = strata_mon_command,
       .pg_command = strata_pg_command,
       .buffer_free = strata_buffer_free,
+      .session_open = strata_session_open,
+      .session_send = strata_session_send,
+      .session_status = strata_session_status,
+      .session_close = strata_session_close,
   };
   return &kTable;
 }

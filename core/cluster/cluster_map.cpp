@@ -22,6 +22,18 @@ uint32_t ClusterMap::next_pool_id() const {
   return highest + 1;  // 0 after the last id: the caller refuses
 }
 
+const FsInfo *ClusterMap::fs_by_name(std::string_view name) const {
+  for (const auto &[id, f] : filesystems)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const MdsInfo *ClusterMap::active_mds(uint32_t fs_id) const {
+  for (const auto &[name, m] : mds)
+    if (m.fs_id == fs_id && m.state == MdsState::kActive) return &m;
+  return nullptr;
+}
+
 const OsdInfo *ClusterMap::osd(int32_t id) const {
   auto it = osds.find(id);
   return it == osds.end() ? nullptr : &it->second;

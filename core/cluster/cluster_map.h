@@ -52,6 +52,38 @@ struct PoolInfo {
   bool operator==(const PoolInfo &) const = default;
 };
 
+// A filesystem (docs/FILESYSTEM.md): namespace in metadata_pool, file data
+// in data_pool. Ids are never reused (fs_max).
+struct FsInfo {
+  uint32_t id = 0;
+  std::string name;
+  uint32_t metadata_pool = 0;
+  uint32_t data_pool = 0;
+  uint64_t created_epoch = 0;
+  bool operator==(const FsInfo &) const = default;
+};
+
+// Wire values (MdsInfo.state, MdsBeacon.state): never renumber.
+enum class MdsState : uint8_t {
+  kStandby = 0,  // alive, serving nothing, ready to take over
+  kReplay = 1,   // given a filesystem: fencing the old active, replaying its journal
+  kActive = 2,   // serving clients
+};
+
+// A metadata server as the monitor sees it: alive (beaconing), where
+// clients reach it, and what it serves. `incarnation` is the epoch at which
+// it was given fs_id; an MDS acting for an older incarnation of the same fs
+// is fenced (docs/FILESYSTEM.md, "Failover").
+struct MdsInfo {
+  std::string name;  // "a" for mds.a
+  std::string addr;
+  MdsState state = MdsState::kStandby;
+  uint32_t fs_id = 0;
+  uint64_t incarnation = 0;
+  uint64_t up_from = 0;
+  bool operator==(const MdsInfo &) const = default;
+};
+
 struct ClusterMap {
   uint64_t epoch = 0;
   std::string fsid;
@@ -64,8 +96,14 @@ struct ClusterMap {
   // to a new pool: a client (or an OSD) still holding the old one must not
   // reach the new pool's objects or PGs with it.
   uint32_t pool_max = 0;
+  std::map<uint32_t, FsInfo> filesystems;
+  std::map<std::string, MdsInfo> mds;  // by name
+  uint32_t fs_max = 0;
 
   uint32_t next_pool_id() const;
+  const FsInfo *fs_by_name(std::string_view name) const;
+  // The MDS in state active for fs_id, or null (none yet, or failing over).
+  const MdsInfo *active_mds(uint32_t fs_id) const;
 
   const PoolInfo *pool(uint32_t id) const;
   const PoolInfo *pool_by_name(std::string_view name) const;

@@ -22,6 +22,7 @@ enum MessageType : uint16_t {
   kMsgMonCommand = 21,
   kMsgMonCommandReply = 22,
   kMsgOsdStats = 23,
+  kMsgMdsBeacon = 24,
 
   // Client <-> OSD.
   kMsgOpRequest = 32,
@@ -45,6 +46,13 @@ enum MessageType : uint16_t {
   kMsgPgScanReply = 58,
   kMsgPgBackfillDone = 59,
   kMsgPgRemove = 60,
+
+  // 1024..2047: service protocols carried over client sessions
+  // (strata_session_* in sdk/include/strata/client.h). The messenger and
+  // the client library pass them through opaquely; the service defines
+  // them (the filesystem: sdk/proto/fs.capnp).
+  kMsgServiceFirst = 1024,
+  kMsgServiceLast = 2047,
 };
 
 }  // namespace strata::msg

@@ -38,6 +38,26 @@ struct PoolInfo {
   rule @5 :UInt32;
 }
 
+# A filesystem (docs/FILESYSTEM.md): its namespace lives in metadataPool,
+# file data in dataPool.
+struct FsInfo {
+  id @0 :UInt32;
+  name @1 :Text;
+  metadataPool @2 :UInt32;
+  dataPool @3 :UInt32;
+  createdEpoch @4 :UInt64;
+}
+
+# A metadata server daemon as the monitor sees it.
+struct MdsInfo {
+  name @0 :Text;          # "a" for mds.a
+  addr @1 :Text;          # where clients connect, "127.0.0.1:6900"
+  state @2 :UInt8;        # cluster_map.h MdsState: 0 standby, 1 replay, 2 active
+  fsId @3 :UInt32;        # the filesystem it serves (replay/active); 0 for a standby
+  incarnation @4 :UInt64; # epoch at which it was given the fs: fences older actives
+  upFrom @5 :UInt64;      # epoch of its first beacon
+}
+
 struct ClusterMap {
   epoch @0 :UInt64;
   fsid @1 :Text;
@@ -48,6 +68,9 @@ struct ClusterMap {
   createdMs @6 :UInt64;
   modifiedMs @7 :UInt64;
   poolMax @8 :UInt32;         # highest pool id ever given out: ids are never reused
+  filesystems @9 :List(FsInfo);
+  mds @10 :List(MdsInfo);
+  fsMax @11 :UInt32;          # highest fs id ever given out
 }
 
 # What changed from epoch-1 to epoch.
@@ -60,6 +83,11 @@ struct MapIncremental {
   placementMap @5 :Data;      # empty: unchanged
   modifiedMs @6 :UInt64;
   poolMax @7 :UInt32;         # only grows; 0: unchanged
+  filesystems @8 :List(FsInfo); # added or changed
+  removedFilesystems @9 :List(UInt32);
+  mds @10 :List(MdsInfo);     # added or changed
+  removedMds @11 :List(Text);
+  fsMax @12 :UInt32;          # only grows; 0: unchanged
 }
 
 # mon -> subscriber: a full map, or the incrementals from the subscriber's
@@ -97,6 +125,28 @@ struct OsdBoot {
   fsid @3 :Text;              # the cluster fsid the OSD was made for
   storeFsid @4 :Text;         # the store's own id
   weight @5 :UInt32;
+}
+
+# mds -> mon, every mds_beacon_interval_ms: "I am alive, at this address,
+# in this state". The monitor answers with map updates (the MDS subscribes):
+# it assigns a standby to a filesystem without an active MDS (state replay),
+# marks it active once it beacons `active` for that incarnation, and removes
+# an MDS whose beacons stop for mds_beacon_grace_ms.
+struct MdsBeacon {
+  name @0 :Text;
+  addr @1 :Text;
+  state @2 :UInt8;            # the state it is in (MdsState)
+  fsId @3 :UInt32;            # the fs it serves, or 0
+  incarnation @4 :UInt64;     # the incarnation it is in, or 0
+  fsid @5 :Text;              # the cluster fsid it was configured for
+  wantFs @6 :Text;            # empty: any filesystem; else only this one (standby-for)
+  # What `strata fs status` shows, as of this beacon.
+  sessions @7 :UInt32;
+  leases @8 :UInt64;
+  cacheBytes @9 :UInt64;
+  cacheLimitBytes @10 :UInt64;
+  inodes @11 :UInt64;
+  journalBytes @12 :UInt64;   # journaled, not yet applied to directory objects
 }
 
 # An OSD reports a peer it could not reach (heartbeat grace exceeded).

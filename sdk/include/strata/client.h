@@ -81,7 +81,7 @@ extern "C" {
 #endif
 
 #define STRATA_CLIENT_VERSION_MAJOR 1
-#define STRATA_CLIENT_VERSION_MINOR 1
+#define STRATA_CLIENT_VERSION_MINOR 2
 
 #if defined(__GNUC__)
 #define STRATA_CLIENT_API __attribute__((visibility("default")))
@@ -583,6 +583,54 @@ STRATA_CLIENT_API int strata_pg_command(strata_cluster_t c, uint32_t pool, uint3
 
 /* Frees a buffer the library allocated. NULL is a no-op. */
 STRATA_CLIENT_API void strata_buffer_free(void *buf);
+
+/* Service sessions (client API 1.2, ABI 1.3). A client talks to a cluster
+ * daemon that is neither the monitor nor an OSD -- the metadata server of a
+ * filesystem -- over the cluster's messenger, authenticated as this client.
+ * The library finds the service's active instance in the cluster map,
+ * connects, and follows it: when the map names another instance (a
+ * failover) or the connection breaks, it reconnects to whoever is active
+ * and reports STRATA_SESSION_CONNECTED again. What to resend after a
+ * reconnect is the service protocol's business (the filesystem's:
+ * sdk/proto/fs.capnp, docs/FILESYSTEM.md). */
+typedef struct strata_session *strata_session_t;
+
+/* Events of a session's callback. */
+#define STRATA_SESSION_CONNECTED 1    /* connected to an instance: payload is its name, "mds.a" */
+#define STRATA_SESSION_MESSAGE 2      /* a message from the instance: type and payload */
+#define STRATA_SESSION_DISCONNECTED 3 /* lost it (payload: why); the library keeps looking */
+
+/* Message types a session carries: the service range of the messenger. */
+#define STRATA_SESSION_TYPE_FIRST 1024u
+#define STRATA_SESSION_TYPE_LAST 2047u
+
+/* Runs on a library thread, one event at a time and in order, never after
+ * strata_session_close returns. payload is valid during the call only. It
+ * must not block for long; it may call strata_session_send. */
+typedef void (*strata_session_cb)(void *arg, int event, uint32_t type, const void *payload,
+                                  size_t len);
+
+/* Opens a session with `service` ("mds") for `target` (the filesystem's
+ * name). Returns 0 at once and connects in the background (the callback
+ * reports CONNECTED), -ENOENT when the map has no such target, -EINVAL for
+ * an unknown service. */
+STRATA_CLIENT_API int strata_session_open(strata_cluster_t c, const char *service,
+                                          const char *target, strata_session_cb cb, void *arg,
+                                          strata_session_t *out);
+
+/* Queues one message for the connected instance. Messages queued on one
+ * connection arrive in order. -ENOTCONN while no instance is connected
+ * (wait for CONNECTED and send again), -EINVAL for a type outside the
+ * session range, -EMSGSIZE for a payload over the messenger's limit. */
+STRATA_CLIENT_API int strata_session_send(strata_session_t s, uint32_t type, const void *payload,
+                                          size_t len);
+
+/* The connected instance as JSON {"name","addr","connected","reconnects"},
+ * with the buffer conventions of strata_cluster_fsid. */
+STRATA_CLIENT_API int64_t strata_session_status(strata_session_t s, char *buf, size_t len);
+
+/* Closes the session; once it returns no callback runs. NULL is a no-op. */
+STRATA_CLIENT_API void strata_session_close(strata_session_t s);
 
 #ifdef __cplusplus
 }

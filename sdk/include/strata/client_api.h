@@ -31,6 +31,8 @@
  * History (appended to only):
  *   1.3  the table: client API 1.1 (every call of client.h, request ids
  *        included).
+ *   1.3  + client API 1.2: session_open, session_send, session_status,
+ *        session_close (check with STRATA_CLIENT_API_HAS).
  */
 #ifndef STRATA_CLIENT_API_H
 #define STRATA_CLIENT_API_H
@@ -202,6 +204,13 @@ typedef struct strata_client_api {
                     char **out_message, size_t *out_message_len, char **out_json,
                     size_t *out_json_len);
   void (*buffer_free)(void *buf);
+
+  /* Client API 1.2: service sessions. */
+  int (*session_open)(strata_cluster_t c, const char *service, const char *target,
+                      strata_session_cb cb, void *arg, strata_session_t *out);
+  int (*session_send)(strata_session_t s, uint32_t type, const void *payload, size_t len);
+  int64_t (*session_status)(strata_session_t s, char *buf, size_t len);
+  void (*session_close)(strata_session_t s);
 
   /* New routines go here, at the end, whatever their place in client.h. */
 } strata_client_api;

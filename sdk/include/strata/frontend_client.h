@@ -146,5 +146,9 @@
 #define strata_mon_command strata_api->mon_command
 #define strata_pg_command strata_api->pg_command
 #define strata_buffer_free strata_api->buffer_free
+#define strata_session_open strata_api->session_open
+#define strata_session_send strata_api->session_send
+#define strata_session_status strata_api->session_status
+#define strata_session_close strata_api->session_close
 
 #endif /* STRATA_FRONTEND_CLIENT_H */
