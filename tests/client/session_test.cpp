@@ -212,7 +212,6 @@ class Cluster {
   }
   ~Cluster() {
     strata_cluster_shutdown(c);
-    strata_cluster_destroy(c);
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
