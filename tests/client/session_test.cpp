@@ -420,3 +420,32 @@ TEST_CASE("session: close from the session's own callback", "[session]") {
   CHECK(calls_after == 0);
   CHECK(r.count(STRATA_SESSION_MESSAGE) == 1);
 }
+
+TEST_CASE("session: fs and MDS entries survive the map codec, full and incremental",
+          "[session]") {
+  cluster::ClusterMap a;
+  a.epoch = 7;
+  a.fsid = "f";
+  a.filesystems[1] = cluster::FsInfo{1, "fs1", 1, 2, 3};
+  a.filesystems[2] = cluster::FsInfo{2, "gone", 3, 4, 5};
+  a.fs_max = 2;
+  a.mds["t"] = cluster::MdsInfo{"t", "127.0.0.1:1", cluster::MdsState::kActive, 1, 6, 4};
+  a.mds["old"] = cluster::MdsInfo{"old", "127.0.0.1:2", cluster::MdsState::kStandby, 0, 0, 2};
+  auto full = cluster::decode_map(cluster::encode_map(a));
+  REQUIRE(full.ok());
+  CHECK(*full == a);
+
+  cluster::ClusterMap b = a;
+  b.epoch = 8;
+  b.filesystems.erase(2);
+  b.filesystems[3] = cluster::FsInfo{3, "fs3", 5, 6, 8};
+  b.fs_max = 3;
+  b.mds.erase("old");
+  b.mds["t"].state = cluster::MdsState::kReplay;
+  b.mds["u"] = cluster::MdsInfo{"u", "127.0.0.1:3", cluster::MdsState::kActive, 3, 8, 8};
+  auto inc = cluster::apply_incremental(a, cluster::encode_incremental(a, b));
+  REQUIRE(inc.ok());
+  CHECK(*inc == b);
+  CHECK(inc->active_mds(3)->name == "u");
+  CHECK(inc->active_mds(1) == nullptr);
+}
