@@ -421,8 +421,7 @@ TEST_CASE("session: close from the session's own callback", "[session]") {
   CHECK(r.count(STRATA_SESSION_MESSAGE) == 1);
 }
 
-TEST_CASE("session: fs and MDS entries survive the map codec, full and incremental",
-          "[session]") {
+TEST_CASE("session: fs and MDS entries survive the map codec, full and incremental", "[session]") {
   cluster::ClusterMap a;
   a.epoch = 7;
   a.fsid = "f";
