@@ -157,14 +157,17 @@ Status ClusterClient::connect(std::chrono::milliseconds timeout) {
   oopts.connect_timeout = settings_.connect_timeout;
   objecter_ = std::make_unique<Objecter>(*messenger_, *maps_, *bg_, *log_, oopts);
 
+  sessions_ = std::make_unique<ServiceSessions>(*log_);
   msg::Handlers h;
   h.on_message = [this](const msg::ConnectionRef &c, msg::Message &&m) {
+    if (sessions_->handle_message(c, m)) return;  // service range: a session's
     if (!objecter_->handle_message(c, m))
       log_->debug("client", "ignoring message type " + std::to_string(m.type) + " from " +
                                 c->peer_entity());
   };
-  h.on_close = [this](const msg::ConnectionRef &c, const std::string &) {
+  h.on_close = [this](const msg::ConnectionRef &c, const std::string &reason) {
     objecter_->handle_close(c);
+    sessions_->handle_close(c, reason);
   };
   messenger_->set_handlers(std::move(h));
   messenger_->start();
@@ -193,6 +196,7 @@ Status ClusterClient::connect(std::chrono::milliseconds timeout) {
       return;
     }
     objecter_->handle_new_map();
+    sessions_->handle_new_map(*m);
   });
   objecter_->set_map_wanted([this](uint64_t) {
     if (mon_) mon_->send(encode_mon_subscribe(maps_->epoch()));
@@ -234,6 +238,7 @@ void ClusterClient::teardown() {
   bg_.reset();
   messenger_.reset();
   maps_.reset();
+  sessions_.reset();
 }
 
 void ClusterClient::shutdown() {
@@ -352,6 +357,31 @@ Result<cluster::PoolInfo> ClusterClient::find_pool(uint32_t id) {
   if (p.ok() || p.status().code() != -ENOENT) return p;
   if (!refresh_map().ok()) return p;
   return pool_by_id(id);
+}
+
+Result<std::shared_ptr<ServiceSession>> ClusterClient::open_session(const std::string &service,
+                                                                    const std::string &target,
+                                                                    SessionCallback cb,
+                                                                    std::shared_ptr<void> owner) {
+  if (Status st = usable(); !st.ok()) return st;
+  if (service != "mds")
+    return Status::Error(EINVAL, "unknown service '" + service + "' (known: mds)");
+  auto view = maps_->current();
+  if (!view || !view->map().fs_by_name(target))
+    return Status::Error(ENOENT, "no filesystem named '" + target + "' in map epoch " +
+                                     std::to_string(view ? view->epoch() : 0));
+  ServiceSession::Options o;
+  o.service = service;
+  o.target = target;
+  o.connect_timeout = settings_.connect_timeout;
+  o.max_payload = msg::MessengerOptions{}.max_payload;  // what connect() gives the messenger
+  auto s = std::make_shared<ServiceSession>(std::move(o), std::move(owner), *messenger_,
+                                            *sessions_, *log_, std::move(cb));
+  // Registered before the map is read: a map arriving in between is not
+  // missed (the session ignores epochs older than the newest it saw).
+  sessions_->add(s);
+  s->start(maps_->current()->map());
+  return s;
 }
 
 std::vector<cluster::PoolInfo> ClusterClient::pools() const {

@@ -25,6 +25,7 @@
 #include "client/client_settings.h"
 #include "client/map_holder.h"
 #include "client/objecter.h"
+#include "client/service_session.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "mon/mon_client.h"
@@ -102,6 +103,14 @@ class ClusterClient {
 
   Logger &log() { return *log_; }
 
+  // Opens a service session (strata_session_open): -EINVAL for a service
+  // other than "mds", -ENOENT when the map has no filesystem `target`.
+  // `owner` must keep this client alive (the session's thread uses it).
+  Result<std::shared_ptr<ServiceSession>> open_session(const std::string &service,
+                                                       const std::string &target,
+                                                       SessionCallback cb,
+                                                       std::shared_ptr<void> owner);
+
  private:
   enum class State { kCreated, kConnecting, kConnected, kShutDown };
   ClusterClient() = default;
@@ -121,6 +130,8 @@ class ClusterClient {
   std::unique_ptr<Background> bg_;
   std::unique_ptr<Objecter> objecter_;
   std::unique_ptr<mon::MonClient> mon_;
+  // Service sessions: frames of types 1024..2047 and every map go there.
+  std::unique_ptr<ServiceSessions> sessions_;
   std::mutex map_error_mu_;
   std::string map_error_;  // why the last map could not be used
 };

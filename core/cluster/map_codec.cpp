@@ -110,6 +110,46 @@ PoolInfo from_wire(wire::PoolInfo::Reader in) {
   return p;
 }
 
+void to_wire(const FsInfo &f, wire::FsInfo::Builder out) {
+  out.setId(f.id);
+  out.setName(f.name);
+  out.setMetadataPool(f.metadata_pool);
+  out.setDataPool(f.data_pool);
+  out.setCreatedEpoch(f.created_epoch);
+}
+
+FsInfo from_wire(wire::FsInfo::Reader in) {
+  FsInfo f;
+  f.id = in.getId();
+  f.name = text(in.getName());
+  f.metadata_pool = in.getMetadataPool();
+  f.data_pool = in.getDataPool();
+  f.created_epoch = in.getCreatedEpoch();
+  return f;
+}
+
+void to_wire(const MdsInfo &d, wire::MdsInfo::Builder out) {
+  out.setName(d.name);
+  out.setAddr(d.addr);
+  out.setState(static_cast<uint8_t>(d.state));
+  out.setFsId(d.fs_id);
+  out.setIncarnation(d.incarnation);
+  out.setUpFrom(d.up_from);
+}
+
+MdsInfo from_wire(wire::MdsInfo::Reader in) {
+  MdsInfo d;
+  d.name = text(in.getName());
+  d.addr = text(in.getAddr());
+  // An unknown (newer) state is no state a client may act on: standby.
+  uint8_t st = in.getState();
+  d.state = st <= uint8_t(MdsState::kActive) ? static_cast<MdsState>(st) : MdsState::kStandby;
+  d.fs_id = in.getFsId();
+  d.incarnation = in.getIncarnation();
+  d.up_from = in.getUpFrom();
+  return d;
+}
+
 void to_wire(const ClusterMap &m, wire::ClusterMap::Builder out) {
   out.setEpoch(m.epoch);
   out.setFsid(m.fsid);
@@ -124,6 +164,13 @@ void to_wire(const ClusterMap &m, wire::ClusterMap::Builder out) {
   out.setCreatedMs(m.created_ms);
   out.setModifiedMs(m.modified_ms);
   out.setPoolMax(m.pool_max);
+  auto fss = out.initFilesystems(unsigned(m.filesystems.size()));
+  i = 0;
+  for (const auto &[id, f] : m.filesystems) to_wire(f, fss[i++]);
+  auto mdss = out.initMds(unsigned(m.mds.size()));
+  i = 0;
+  for (const auto &[name, d] : m.mds) to_wire(d, mdss[i++]);
+  out.setFsMax(m.fs_max);
 }
 
 Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
@@ -145,6 +192,15 @@ Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
   m.created_ms = in.getCreatedMs();
   m.modified_ms = in.getModifiedMs();
   m.pool_max = in.getPoolMax();
+  for (auto f : in.getFilesystems()) {
+    FsInfo info = from_wire(f);
+    m.filesystems[info.id] = std::move(info);
+  }
+  for (auto d : in.getMds()) {
+    MdsInfo info = from_wire(d);
+    m.mds[info.name] = std::move(info);
+  }
+  m.fs_max = in.getFsMax();
   return m;
 }
 
@@ -182,6 +238,32 @@ void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
   if (!(from.placement == to.placement))
     out.setPlacementMap(as_data(placement_bytes(to.placement)));
   if (to.pool_max != from.pool_max) out.setPoolMax(to.pool_max);
+
+  std::vector<const FsInfo *> changed_fs;
+  std::vector<uint32_t> removed_fs;
+  for (const auto &[id, f] : to.filesystems) {
+    auto old = from.filesystems.find(id);
+    if (old == from.filesystems.end() || !(old->second == f)) changed_fs.push_back(&f);
+  }
+  for (const auto &[id, f] : from.filesystems)
+    if (!to.filesystems.count(id)) removed_fs.push_back(id);
+  std::vector<const MdsInfo *> changed_mds;
+  std::vector<const std::string *> removed_mds;
+  for (const auto &[name, d] : to.mds) {
+    auto old = from.mds.find(name);
+    if (old == from.mds.end() || !(old->second == d)) changed_mds.push_back(&d);
+  }
+  for (const auto &[name, d] : from.mds)
+    if (!to.mds.count(name)) removed_mds.push_back(&name);
+  auto fss = out.initFilesystems(unsigned(changed_fs.size()));
+  for (unsigned i = 0; i < changed_fs.size(); ++i) to_wire(*changed_fs[i], fss[i]);
+  auto rfs = out.initRemovedFilesystems(unsigned(removed_fs.size()));
+  for (unsigned i = 0; i < removed_fs.size(); ++i) rfs.set(i, removed_fs[i]);
+  auto mdss = out.initMds(unsigned(changed_mds.size()));
+  for (unsigned i = 0; i < changed_mds.size(); ++i) to_wire(*changed_mds[i], mdss[i]);
+  auto rmds = out.initRemovedMds(unsigned(removed_mds.size()));
+  for (unsigned i = 0; i < removed_mds.size(); ++i) rmds.set(i, *removed_mds[i]);
+  if (to.fs_max != from.fs_max) out.setFsMax(to.fs_max);
 }
 
 Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncremental::Reader inc) {
@@ -202,6 +284,17 @@ Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncrementa
   }
   for (uint32_t id : inc.getRemovedPools()) m.pools.erase(id);
   m.pool_max = std::max(m.pool_max, inc.getPoolMax());
+  for (auto f : inc.getFilesystems()) {
+    FsInfo info = from_wire(f);
+    m.filesystems[info.id] = std::move(info);
+  }
+  for (uint32_t id : inc.getRemovedFilesystems()) m.filesystems.erase(id);
+  for (auto d : inc.getMds()) {
+    MdsInfo info = from_wire(d);
+    m.mds[info.name] = std::move(info);
+  }
+  for (auto name : inc.getRemovedMds()) m.mds.erase(text(name));
+  m.fs_max = std::max(m.fs_max, inc.getFsMax());
   if (inc.getPlacementMap().size() > 0) {
     auto pm = placement_from(inc.getPlacementMap());
     if (!pm.ok()) return pm.status().Context("incremental epoch " + std::to_string(m.epoch));
