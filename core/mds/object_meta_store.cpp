@@ -441,7 +441,9 @@ Status ObjectMetaStore::append_batch(std::vector<Queued> &batch, std::vector<Dur
   op.append(bytes);
   auto r = exec(oid, std::move(op));
   if (!r.ok()) return r.status().Context("appending to the journal");
-  if (r->rc == -ECANCELED || r->rc == -EEXIST)
+  // -EEXIST: a newer incarnation fenced the segment before we made it;
+  // -ENOENT: it replayed and removed our segment.
+  if (r->rc == -ECANCELED || r->rc == -EEXIST || r->rc == -ENOENT)
     return Status::Error(ECANCELED, "fenced: a newer incarnation owns " + oid);
   if (r->rc != 0) return op_error(r->rc, "appending to " + oid, r->message);
   tail_created_ = true;
@@ -535,7 +537,7 @@ void ObjectMetaStore::applier_loop() {
         if (failed_.ok()) failed_ = st;
         break;
       }
-      cluster_->log().warn("mds store: applying journal entries: " + st.ToString());
+      cluster_->log().warn("mds", "store: applying journal entries: " + st.ToString());
       applier_cv_.wait_for(l, std::chrono::milliseconds(200), [&] { return stopping_; });
       continue;
     }
@@ -685,7 +687,7 @@ void ObjectMetaStore::purger_loop() {
     l.lock();
     purging_ = false;
     if (!st.ok()) {
-      cluster_->log().warn("mds store: purging inode " + hex16(p.ino) + ": " + st.ToString());
+      cluster_->log().warn("mds", "store: purging inode " + hex16(p.ino) + ": " + st.ToString());
       to_purge_.push_back(p);  // kept in mds.fsmeta; retried
       purger_cv_.wait_for(l, std::chrono::milliseconds(500), [&] { return stopping_; });
     }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
@@ -72,7 +73,8 @@ Status submit_sync(ObjectMetaStore &s, MetaUpdate u) {
     out = st;
     done = true;
   });
-  REQUIRE(s.flush().code() == out.code());
+  Status flushed = s.flush();  // first: the callback has run once it returns
+  REQUIRE(flushed.code() == out.code());
   REQUIRE(done);
   return out;
 }
