@@ -87,7 +87,7 @@ std::string name_of(int i) {
 
 }  // namespace
 
-TEST_CASE("mds store: a new filesystem has the root; submits read back at once and once applied",
+TEST_CASE("mds store: a new filesystem has the root and submits read back at once and once applied",
           "[mds][store]") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
@@ -225,7 +225,7 @@ TEST_CASE("mds store: a newer incarnation fences the old one", "[mds][store]") {
   c->shutdown();
 }
 
-TEST_CASE("mds store: a torn journal tail ends the journal; corruption before it is an error",
+TEST_CASE("mds store: a torn journal tail ends the journal and corruption before it is an error",
           "[mds][store]") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
@@ -360,7 +360,7 @@ TEST_CASE("mds store: a purge removes the file's data objects", "[mds][store]") 
   c->shutdown();
 }
 
-TEST_CASE("mds store: fs check finds a bad link count and orphans; --repair fixes them",
+TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fixes them",
           "[mds][store][fscheck]") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
@@ -423,5 +423,37 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans; --repair fixe
   CHECK(again->problems.empty());
   CHECK(again->files == 1);
   CHECK(again->directories == 3);
+  c->shutdown();
+}
+
+// A figure, not an assertion: `mds_store_tests "[.bench]"` prints it.
+TEST_CASE("mds store: group commit figures", "[.bench]") {
+  ProcessCluster &pc = shared_cluster();
+  REQUIRE_CLUSTER(pc);
+  auto c = connect(pc);
+  uint32_t pool = make_pool(pc, *c, "mds_bench");
+  ObjectMetaStore s(c, pool);
+  REQUIRE(s.open(1).ok());
+  const int n = 5000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) s.submit(create(kRootIno, name_of(i), 0x20000 + i), nullptr);
+  REQUIRE(s.flush().ok());
+  auto t1 = std::chrono::steady_clock::now();
+  REQUIRE(s.wait_applied().ok());
+  auto t2 = std::chrono::steady_clock::now();
+  auto st = s.stats();
+  auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  std::printf(
+      "%d creates: durable in %.0f ms (%.0f/s), %llu journal writes; applied after "
+      "%.0f ms with %llu object writes\n",
+      n, ms(t1 - t0), n / (ms(t1 - t0) / 1000), (unsigned long long)st.journal_writes, ms(t2 - t0),
+      (unsigned long long)st.apply_writes);
+  std::vector<Status> one;
+  auto t3 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(submit_sync(s, create(kRootIno, "s" + name_of(i), 0x30000 + i)).ok());
+  auto t4 = std::chrono::steady_clock::now();
+  std::printf("200 creates one at a time: %.2f ms each\n", ms(t4 - t3) / 200);
+  s.close();
   c->shutdown();
 }
