@@ -22,6 +22,7 @@ int cmd_status(std::vector<std::string> args);     // `strata status`
 int cmd_osd_admin(std::vector<std::string> args);  // `strata osd tree|ls|out|in|down|reweight`
 int cmd_pool(std::vector<std::string> args);       // `strata pool ls|create|rm|set|get`
 int cmd_object(std::vector<std::string> args);     // `strata object put|get|ls|rm|stat`
+int cmd_fs_check(std::vector<std::string> args);   // `strata fs check` (core/mds/fs_check.h)
 int cmd_bench(std::vector<std::string> args);      // `strata bench objects write|seq|rand`
 int cmd_pg(std::vector<std::string> args);         // `strata pg ls|scrub|repair`
 int cmd_auth(std::vector<std::string> args);       // `strata auth ls|add|rm`
