@@ -66,4 +66,11 @@ std::string pattern(size_t len, uint32_t seed) {
   return s;
 }
 
+int64_t first_difference(const std::string &a, const std::string &b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return static_cast<int64_t>(i);
+  return a.size() == b.size() ? -1 : static_cast<int64_t>(n);
+}
+
 }  // namespace datatest

@@ -34,4 +34,8 @@ bool object_exists(const Pool &p, uint64_t ino, uint64_t objno, uint64_t *size =
 
 std::string pattern(size_t len, uint32_t seed);
 
+// The offset of the first byte where a and b differ (or where the shorter
+// ends), -1 when they are equal: a failure message that fits on a line.
+int64_t first_difference(const std::string &a, const std::string &b);
+
 }  // namespace datatest

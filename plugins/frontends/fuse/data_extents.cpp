@@ -120,8 +120,14 @@ ExtentMap ExtentMap::slice(uint64_t off, size_t len) const {
 
 void ExtentMap::shrink_to(size_t max_bytes) {
   while (bytes_ > max_bytes && !map_.empty()) {
-    bytes_ -= map_.begin()->second.size();
-    map_.erase(map_.begin());
+    auto first = map_.begin();
+    const size_t excess = bytes_ - max_bytes;
+    if (first->second.size() <= excess) {
+      bytes_ -= first->second.size();
+      map_.erase(first);
+    } else {
+      erase(first->first, excess);  // merged extents can be large: trim its front
+    }
   }
 }
 

@@ -31,8 +31,8 @@ class ExtentMap {
   // The held parts of [off, off+len), as a map of their own.
   ExtentMap slice(uint64_t off, size_t len) const;
 
-  // Drops whole extents from the lowest offset until at most `max_bytes`
-  // remain.
+  // Drops bytes from the lowest offset up until at most `max_bytes` remain
+  // (a sequential reader's cache keeps what lies ahead of it).
   void shrink_to(size_t max_bytes);
 
   size_t bytes() const { return bytes_; }
