@@ -3,6 +3,7 @@
 #include <capnp/message.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "msg/message_types.h"
 #include "msg/schema/wire.capnp.h"
@@ -269,7 +270,7 @@ int MdsDaemon::run(const std::atomic<bool> &stop_requested) {
             send_beacon();
             if (Status s = take_over(*fs, me.incarnation); !s.ok()) {
               log_.error("mds", s.ToString());
-              return s.code() == ECANCELED ? kFencedExit : 1;
+              return std::abs(s.code()) == ECANCELED ? kFencedExit : 1;
             }
             send_beacon();
           }

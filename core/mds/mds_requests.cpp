@@ -5,6 +5,7 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <ctime>
 
 #include "mds/mds_server.h"
@@ -222,7 +223,8 @@ void MdsServer::maybe_purge_stray(Ino ino) {
     u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
   }
   store_.submit(std::move(u), [this](Status st) {
-    if (st.code() == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced) opts_.on_fenced(st);
+    if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+      opts_.on_fenced(st);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <capnp/message.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "mds/proto_convert.h"
@@ -203,7 +204,8 @@ void MdsServer::end_session(uint64_t id, bool forget) {
     MetaUpdate u;
     u.sessions.push_back(SessionChange{id, std::nullopt});
     store_.submit(std::move(u), [this](Status st) {
-      if (st.code() == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced) opts_.on_fenced(st);
+      if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+        opts_.on_fenced(st);
     });
     sessions_.erase(it);
   }
@@ -267,7 +269,7 @@ void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
           u.sessions.push_back(
               SessionChange{id, SessionRec{id, std::string(h.getClientName()), 0, 0, 0}});
           store_.submit(std::move(u), [this](Status st) {
-            if (st.code() == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+            if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
               opts_.on_fenced(st);
           });
         }
@@ -338,7 +340,7 @@ void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
   if (!st.ok()) log_.warn("mds", st.message() + " from " + link->peer());
   if (!u.empty())
     store_.submit(std::move(u), [this](Status st2) {
-      if (st2.code() == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+      if (std::abs(st2.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
         opts_.on_fenced(st2);
     });
   for (Ino ino : released) maybe_purge_stray(ino);
@@ -559,7 +561,7 @@ void MdsServer::commit(Session &s, uint64_t tid, MetaUpdate u, std::string final
   uint64_t sid = s.id;
   store_.submit(std::move(u), [this, sid, tid, payload = std::move(final_payload)](Status st) {
     if (!st.ok()) {
-      if (st.code() == ECANCELED) {
+      if (std::abs(st.code()) == ECANCELED) {
         if (!fenced_.exchange(true)) {
           log_.error("mds", "fenced: " + st.message());
           if (opts_.on_fenced) opts_.on_fenced(st);

@@ -178,7 +178,12 @@ class TestClient {
   ReplyView call(const std::function<void(fsproto::Request::Builder)> &fill) {
     uint64_t tid = send(fill);
     auto r = reply(tid);
-    if (!r) return ReplyView{tid, -ETIMEDOUT};
+    if (!r) {
+      ReplyView v;
+      v.tid = tid;
+      v.result = -ETIMEDOUT;
+      return v;
+    }
     if (r->unsafe) {
       auto s = reply(tid);
       if (!s || !s->safe) r->result = -EPROTO;

@@ -4,7 +4,7 @@
 // locks across sessions, and a tiny cache.
 #include <fcntl.h>
 
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 #include <memory>
 
 #include "mds/memory_meta_store.h"
