@@ -179,7 +179,7 @@ TEST_CASE("mds server: setattr permissions and xattrs", "[mds]") {
   CHECK(root.getattr(roots).inode->xattrs.size() == 2);
 }
 
-TEST_CASE("mds server: unsafe reply first, safe once durable; fsync waits", "[mds]") {
+TEST_CASE("mds server: unsafe reply first, safe once durable, fsync waits", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");
   REQUIRE(a.hello().first == 0);
@@ -300,7 +300,7 @@ TEST_CASE("mds server: a silent lease holder holds others up only until expiry",
   CHECK(r->result == 0);
 }
 
-TEST_CASE("mds server: open files revoke writers; unlinked open files purge on close", "[mds]") {
+TEST_CASE("mds server: open files revoke writers, unlinked open files purge on close", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a"), b(*f.server, "b");
   REQUIRE(a.hello().first == 0);
