@@ -96,6 +96,7 @@ const std::vector<Command> &command_registry() {
        kReports},
       {"mon", "run the monitor daemon", cmd_mon, kNoTraits},
       {"osd", "run an OSD daemon; or OSD administration (below)", cmd_osd, kNoTraits},
+      {"mds", "run a metadata server daemon (filesystems)", cmd_mds, kNoTraits},
       {"up", "make or start a local cluster in one command", cmd_up, kMakesOwnConfig},
       {"down", "stop a local cluster (and release its mounts)", cmd_down, kMakesOwnConfig},
       {"status", "cluster health, OSDs, PGs, usage", cmd_status, kReports | kNeedsCluster},

@@ -16,6 +16,7 @@ int cmd_mon(std::vector<std::string> args);   // `strata mon --conf F [--mkfs]`
 int cmd_osd(std::vector<std::string> args);   // `strata osd --id N --conf F [--mkfs]`
 int cmd_up(std::vector<std::string> args);    // `strata up --dir D ...`
 int cmd_down(std::vector<std::string> args);  // `strata down --dir D`
+int cmd_mds(std::vector<std::string> args);   // `strata mds --id NAME --conf F` (cmd_mds.cpp)
 
 // Talking to a running cluster through the client library (cmd_client.cpp).
 int cmd_status(std::vector<std::string> args);     // `strata status`

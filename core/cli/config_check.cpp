@@ -17,7 +17,7 @@ Status check_config(const std::string &path, const std::vector<std::string> &set
 
   std::vector<const strata_option_spec *> specs;
   for (const auto *list : {&cluster::global_options(), &cluster::mon_options(),
-                           &cluster::osd_options(), &cluster::client_options(),
+                           &cluster::osd_options(), &cluster::client_options(), &cluster::mds_options(),
                            &core_store_options()})
     for (const strata_option_spec &s : *list) specs.push_back(&s);
 

@@ -99,4 +99,28 @@ const std::vector<strata_option_spec> &client_options() {
   return specs;
 }
 
+const std::vector<strata_option_spec> &mds_options() {
+  static const std::vector<strata_option_spec> specs = {
+      {"mds_addr", STRATA_OPT_STRING, "127.0.0.1:0", nullptr,
+       "host:port the MDS listens on for filesystem clients (port 0: any free port)"},
+      {"mds_fs", STRATA_OPT_STRING, "", nullptr,
+       "standby-for: take over only this filesystem (empty: any)"},
+      {"mds_beacon_interval_ms", STRATA_OPT_INT, "500", nullptr,
+       "how often the MDS beacons to the monitor"},
+      {"mds_cache_memory_limit", STRATA_OPT_INT, "268435456", nullptr,
+       "bytes of inodes and directory entries the MDS caches (least recently used clean items "
+       "are evicted beyond it)"},
+      {"mds_lease_ms", STRATA_OPT_INT, "30000", nullptr,
+       "how long a client lease lasts unless renewed (a silent client holds others up at most "
+       "this long)"},
+      {"mds_journal_segment_bytes", STRATA_OPT_INT, "4194304", nullptr,
+       "size of one metadata journal segment object"},
+      {"mds_dir_split_entries", STRATA_OPT_INT, "10000", nullptr,
+       "a directory fragment with more entries than this is split"},
+      {"fs_max_file_size", STRATA_OPT_INT, "1099511627776", nullptr,
+       "largest file size clients may create (EFBIG beyond)"},
+  };
+  return specs;
+}
+
 }  // namespace strata::cluster

@@ -14,5 +14,6 @@ const std::vector<strata_option_spec> &global_options();
 const std::vector<strata_option_spec> &mon_options();
 const std::vector<strata_option_spec> &osd_options();     // plus core_store_options()
 const std::vector<strata_option_spec> &client_options();
+const std::vector<strata_option_spec> &mds_options();  // `strata mds` ([mds]/[mds.NAME])
 
 }  // namespace strata::cluster

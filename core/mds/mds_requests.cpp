@@ -1,0 +1,785 @@
+// The requests of sdk/proto/fs.capnp, applied to the cache and turned into
+// one MetaUpdate each (mds_server.cpp journals it and replies). Each
+// handler validates first, then clears conflicting leases of other
+// sessions (returning false to wait for their Release), then changes.
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <ctime>
+
+#include "mds/mds_server.h"
+#include "mds/proto_convert.h"
+
+namespace strata::mds {
+
+namespace {
+
+constexpr uint8_t kDirRead = 1, kDirWrite = 2, kFileRead = 3, kFileWrite = 4;
+constexpr uint32_t kDirLeases = (1u << kDirRead) | (1u << kDirWrite);
+constexpr uint32_t kFileLeases = (1u << kFileRead) | (1u << kFileWrite);
+constexpr uint32_t kAllLeases = kDirLeases | kFileLeases;
+constexpr size_t kNameMax = 255;
+constexpr size_t kSymlinkMax = 4095;
+constexpr size_t kXattrTotalMax = 64 * 1024;
+constexpr uint32_t kRenameNoreplace = 1, kRenameExchange = 2;
+constexpr uint32_t kXattrCreate = 1, kXattrReplace = 2;
+
+struct Cred {
+  uint32_t uid = 0, gid = 0;
+  std::vector<uint32_t> groups;
+  bool in_group(uint32_t g) const {
+    if (g == gid) return true;
+    for (uint32_t x : groups)
+      if (x == g) return true;
+    return false;
+  }
+};
+
+Cred cred_of(fsproto::Caller::Reader c) {
+  Cred r;
+  r.uid = c.getUid();
+  r.gid = c.getGid();
+  for (uint32_t g : c.getGroups()) r.groups.push_back(g);
+  return r;
+}
+
+// rwx = 4/2/1, as access(2).
+bool may(const InodeRec &i, const Cred &c, uint32_t want) {
+  if (c.uid == 0) return !(want & 1) || i.type == FileType::kDirectory || (i.mode & 0111);
+  uint32_t bits = c.uid == i.uid      ? (i.mode >> 6) & 7
+                  : c.in_group(i.gid) ? (i.mode >> 3) & 7
+                                      : i.mode & 7;
+  return (bits & want) == want;
+}
+
+Time now_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return Time{ts.tv_sec, static_cast<uint32_t>(ts.tv_nsec)};
+}
+
+std::string name_of(capnp::Data::Reader d) {
+  return std::string(reinterpret_cast<const char *>(d.begin()), d.size());
+}
+
+// 0 or the errno for a bad entry name.
+int check_name(const std::string &n) {
+  if (n.size() > kNameMax) return ENAMETOOLONG;
+  if (n.empty() || n == "." || n == ".." || n.find('/') != std::string::npos ||
+      n.find('\0') != std::string::npos)
+    return EINVAL;
+  return 0;
+}
+
+std::string hex16(Ino ino) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(ino));
+  return b;
+}
+
+bool is_dir(const InodeRec &i) { return i.type == FileType::kDirectory; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Store access through the cache
+
+Result<std::optional<DentryRec>> MdsServer::get_dentry(Ino dir, const std::string &name) {
+  if (auto d = cache_.dentry(dir, name)) return std::optional<DentryRec>(std::move(*d));
+  auto r = store_.lookup(dir, name);
+  if (!r.ok()) return r.status();
+  if (*r) cache_.put_dentry(dir, **r);
+  return r;
+}
+
+Result<MdsServer::Loaded> MdsServer::resolve(Ino dir, const DentryRec &d) {
+  Loaded l;
+  l.loc = Loc{dir, d.name};
+  l.dtype = d.type;
+  if (d.remote || !d.inode) {
+    table_.insert(d.ino);
+    l.table = true;
+    std::optional<InodeRec> in = cache_.inode(d.ino);
+    if (!in) {
+      auto r = store_.get_inode(d.ino);
+      if (!r.ok()) return r.status();
+      if (!*r)
+        return Status::Error(EIO, "remote dentry " + d.name + " names inode " + hex16(d.ino) +
+                                      ", missing from the inode table");
+      in = **r;
+      cache_.put_inode(*in);
+    }
+    l.inode = *in;
+    return l;
+  }
+  l.inode = *d.inode;
+  where_[d.ino] = l.loc;
+  return l;
+}
+
+Result<MdsServer::Loaded> MdsServer::load(Ino ino) {
+  if (!table_.count(ino)) {
+    if (auto w = where_.find(ino); w != where_.end()) {
+      Loc loc = w->second;
+      auto d = get_dentry(loc.parent, loc.name);
+      if (!d.ok()) return d.status();
+      if (*d && (*d)->ino == ino) return resolve(loc.parent, **d);
+      where_.erase(ino);
+    }
+  }
+  std::optional<InodeRec> in = cache_.inode(ino);
+  if (!in) {
+    auto r = store_.get_inode(ino);
+    if (!r.ok()) return r.status();
+    if (!*r) return Status::Error(ESTALE, "inode " + hex16(ino) + " is not known to this MDS");
+    in = **r;
+    cache_.put_inode(*in);
+  }
+  table_.insert(ino);
+  Loaded l;
+  l.inode = *in;
+  l.table = true;
+  l.dtype = in->type;
+  return l;
+}
+
+void MdsServer::set_dentry(MetaUpdate &u, Ino dir, const DentryRec &d) {
+  u.dentries.push_back(DentryChange{dir, d.name, d});
+  cache_.put_dentry(dir, d);
+  if (!d.remote) where_[d.ino] = Loc{dir, d.name};
+}
+
+void MdsServer::remove_dentry(MetaUpdate &u, Ino dir, const std::string &name) {
+  u.dentries.push_back(DentryChange{dir, name, std::nullopt});
+  cache_.erase_dentry(dir, name);
+}
+
+void MdsServer::put_inode(MetaUpdate &u, const Loaded &l) {
+  if (l.table) {
+    u.inodes.push_back(InodeChange{l.inode.ino, l.inode});
+    cache_.put_inode(l.inode);
+    return;
+  }
+  DentryRec d;
+  d.name = l.loc.name;
+  d.ino = l.inode.ino;
+  d.type = l.inode.type;
+  d.inode = l.inode;
+  set_dentry(u, l.loc.parent, d);
+}
+
+bool MdsServer::dir_empty(Ino dir) {
+  auto page = store_.list(dir, "", 1);
+  return page.ok() && page->entries.empty();
+}
+
+// One link of `victim` went away (unlink, rename over it): its nlink drops;
+// at zero it goes, to the stray directory while a client has it open.
+// The caller already removed the dentry.
+void MdsServer::drop_link(MetaUpdate &u, Loaded &victim) {
+  InodeRec &in = victim.inode;
+  in.ctime = now_time();
+  in.version++;
+  if (is_dir(in)) {
+    in.nlink = 0;
+    where_.erase(in.ino);
+    return;
+  }
+  in.nlink = in.nlink > 0 ? in.nlink - 1 : 0;
+  if (in.nlink > 0) {
+    if (victim.table) put_inode(u, victim);
+    return;
+  }
+  if (victim.table) {
+    u.inodes.push_back(InodeChange{in.ino, std::nullopt});
+    cache_.erase_inode(in.ino);
+    table_.erase(in.ino);
+  }
+  where_.erase(in.ino);
+  if (in.type == FileType::kRegular && holds_file_lease(in.ino)) {
+    DentryRec d;
+    d.name = hex16(in.ino);
+    d.ino = in.ino;
+    d.type = in.type;
+    d.inode = in;
+    set_dentry(u, kStrayIno, d);
+    strays_.insert(in.ino);
+    return;
+  }
+  if (in.type == FileType::kRegular)
+    u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
+}
+
+void MdsServer::maybe_purge_stray(Ino ino) {
+  if (!strays_.count(ino) || holds_file_lease(ino)) return;
+  strays_.erase(ino);
+  auto d = get_dentry(kStrayIno, hex16(ino));
+  MetaUpdate u;
+  remove_dentry(u, kStrayIno, hex16(ino));
+  where_.erase(ino);
+  if (d.ok() && *d && (*d)->inode) {
+    const InodeRec &in = *(*d)->inode;
+    u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
+  }
+  store_.submit(std::move(u), [this](Status st) {
+    if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+      opts_.on_fenced(st);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The requests
+
+bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
+  const Cred cred = cred_of(req.getCaller());
+  const uint64_t sid = s.id;
+  auto lease_out = [&](Ino ino, const LeaseHeld &l) {
+    o.leases.push_back(LeaseOut{ino, l.kind, l.seq, l.expires, l.complete});
+  };
+  // A loaded inode or the failure to report.
+  auto need = [&](Ino ino, Loaded &out) -> bool {
+    auto l = load(ino);
+    if (!l.ok()) {
+      o.fail(std::abs(l.status().code()) ? std::abs(l.status().code()) : EIO, l.status().message());
+      return false;
+    }
+    out = std::move(*l);
+    return true;
+  };
+  auto need_dir = [&](Ino ino, Loaded &out, uint32_t want) -> bool {
+    if (!need(ino, out)) return false;
+    if (!is_dir(out.inode)) {
+      o.fail(ENOTDIR, "inode " + hex16(ino) + " is not a directory");
+      return false;
+    }
+    if (!may(out.inode, cred, want)) {
+      o.fail(EACCES, "no permission on directory " + hex16(ino));
+      return false;
+    }
+    return true;
+  };
+  // A directory's own inode lives in its parent: its parent's dirRead
+  // holders cache it too.
+  auto clear_inode = [&](const Loaded &l) {
+    bool ok = clear_conflicts(sid, l.inode.ino, kAllLeases);
+    if (!l.table && l.loc.parent) ok &= clear_conflicts(sid, l.loc.parent, kDirLeases);
+    return ok;
+  };
+  auto touch_dir = [&](Loaded &dir, Time now) {
+    dir.inode.mtime = now;
+    dir.inode.ctime = now;
+    dir.inode.version++;
+  };
+
+  switch (req.which()) {
+    case fsproto::Request::LOOKUP: {
+      auto q = req.getLookup();
+      std::string name = name_of(q.getName());
+      Loaded dir;
+      if (!need_dir(q.getParent(), dir, 1)) return true;
+      if (name.size() > kNameMax) return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
+      lease_out(dir.inode.ino, grant(sid, dir.inode.ino, kDirRead));
+      o.parent = dir.inode;
+      auto d = get_dentry(dir.inode.ino, name);
+      if (!d.ok()) return o.fail(EIO, d.status().message()), true;
+      if (!*d) return o.fail(ENOENT, "no entry " + name), true;
+      auto child = resolve(dir.inode.ino, **d);
+      if (!child.ok()) return o.fail(EIO, child.status().message()), true;
+      o.inode = child->inode;
+      return true;
+    }
+    case fsproto::Request::GETATTR:
+    case fsproto::Request::LOOKUP_INO: {
+      Ino ino = req.which() == fsproto::Request::GETATTR ? req.getGetattr().getIno()
+                                                         : req.getLookupIno().getIno();
+      Loaded l;
+      if (!need(ino, l)) return true;
+      o.inode = l.inode;
+      return true;
+    }
+    case fsproto::Request::SETATTR: {
+      auto q = req.getSetattr();
+      auto a = q.getAttr();
+      uint32_t mask = a.getMask();
+      Loaded l;
+      if (!need(q.getIno(), l)) return true;
+      InodeRec &in = l.inode;
+      bool owner = cred.uid == 0 || cred.uid == in.uid;
+      if ((mask & fsproto::SetAttr::MASK_MODE) && !owner)
+        return o.fail(EPERM, "only the owner or root may chmod"), true;
+      if ((mask & fsproto::SetAttr::MASK_UID) && cred.uid != 0 && a.getUid() != in.uid)
+        return o.fail(EPERM, "only root may give a file away"), true;
+      if ((mask & fsproto::SetAttr::MASK_GID) && cred.uid != 0 &&
+          (cred.uid != in.uid || !cred.in_group(a.getGid())))
+        return o.fail(EPERM, "chgrp: only the owner, to a group of its own"), true;
+      if (mask & fsproto::SetAttr::MASK_SIZE) {
+        if (is_dir(in)) return o.fail(EISDIR, "truncate of a directory"), true;
+        if (in.type != FileType::kRegular)
+          return o.fail(EINVAL, "truncate of a special file"), true;
+        if (!may(in, cred, 2)) return o.fail(EACCES, "truncate: no write permission"), true;
+        if (a.getSize() > opts_.max_file_size)
+          return o.fail(EFBIG, "size beyond fs_max_file_size"), true;
+      }
+      if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner)
+        return o.fail(EPERM, "only the owner or root may set times"), true;
+      if ((mask & (fsproto::SetAttr::MASK_ATIME_NOW | fsproto::SetAttr::MASK_MTIME_NOW)) &&
+          !owner && !may(in, cred, 2))
+        return o.fail(EACCES, "touch: no write permission"), true;
+      if (!clear_inode(l)) return false;
+      Time now = now_time();
+      if (mask & fsproto::SetAttr::MASK_MODE) {
+        in.mode = a.getMode() & 07777;
+        if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
+      }
+      if ((mask & (fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID)) && !is_dir(in))
+        in.mode &= ~06000u;
+      if (mask & fsproto::SetAttr::MASK_UID) in.uid = a.getUid();
+      if (mask & fsproto::SetAttr::MASK_GID) in.gid = a.getGid();
+      if (mask & fsproto::SetAttr::MASK_SIZE) {
+        if (a.getSize() != in.size) in.mtime = now;
+        in.size = a.getSize();
+      }
+      if (mask & fsproto::SetAttr::MASK_ATIME) in.atime = time_from_proto(a.getAtime());
+      if (mask & fsproto::SetAttr::MASK_MTIME) in.mtime = time_from_proto(a.getMtime());
+      if (mask & fsproto::SetAttr::MASK_ATIME_NOW) in.atime = now;
+      if (mask & fsproto::SetAttr::MASK_MTIME_NOW) in.mtime = now;
+      if (mask & fsproto::SetAttr::MASK_BLOCKS) in.blocks = a.getBlocks();
+      in.ctime = (mask & fsproto::SetAttr::MASK_CTIME) ? time_from_proto(a.getCtime()) : now;
+      in.version++;
+      put_inode(o.update, l);
+      o.mutated = true;
+      o.inode = in;
+      return true;
+    }
+    case fsproto::Request::CREATE: {
+      auto q = req.getCreate();
+      std::string name = name_of(q.getName());
+      Loaded dir;
+      if (!need_dir(q.getParent(), dir, 3)) return true;
+      if (int e = check_name(name))
+        return o.fail(e == EINVAL && (name == "." || name == "..") ? EEXIST : e, "bad name"), true;
+      auto type = static_cast<FileType>(q.getType());
+      if (type == FileType::kUnknown || static_cast<uint8_t>(type) > 7)
+        return o.fail(EINVAL, "create: bad file type"), true;
+      if (type == FileType::kSymlink &&
+          (q.getSymlinkTarget().size() == 0 || q.getSymlinkTarget().size() > kSymlinkMax))
+        return o.fail(q.getSymlinkTarget().size() ? ENAMETOOLONG : ENOENT, "bad symlink target"),
+               true;
+      auto existing = get_dentry(dir.inode.ino, name);
+      if (!existing.ok()) return o.fail(EIO, existing.status().message()), true;
+      uint8_t want = static_cast<uint8_t>(q.getWantLease());
+      if (*existing) {
+        if (q.getExclusive() || type != FileType::kRegular)
+          return o.fail(EEXIST, name + " exists"), true;
+        auto child = resolve(dir.inode.ino, **existing);
+        if (!child.ok()) return o.fail(EIO, child.status().message()), true;
+        if (is_dir(child->inode)) return o.fail(EISDIR, name + " is a directory"), true;
+        if (want == kFileRead || want == kFileWrite) {
+          uint32_t mask = want == kFileWrite ? kFileLeases : (1u << kFileWrite);
+          if (!clear_conflicts(sid, child->inode.ino, mask)) return false;
+          lease_out(child->inode.ino, grant(sid, child->inode.ino, want));
+        }
+        o.inode = child->inode;
+        o.parent = dir.inode;
+        return true;
+      }
+      if (!clear_conflicts(sid, dir.inode.ino, kDirLeases)) return false;
+      if (!dir.table && dir.loc.parent && !clear_conflicts(sid, dir.loc.parent, kDirLeases))
+        return false;
+      Time now = now_time();
+      InodeRec in;
+      in.ino = ino_next_++;
+      in.type = type;
+      in.mode = q.getMode() & ~q.getUmask() & 07777;
+      in.uid = cred.uid;
+      in.gid = (dir.inode.mode & 02000) ? dir.inode.gid : cred.gid;
+      if (is_dir(in) && (dir.inode.mode & 02000)) in.mode |= 02000;
+      in.nlink = is_dir(in) ? 2 : 1;
+      in.atime = in.mtime = in.ctime = in.btime = now;
+      in.rdev = q.getRdev();
+      if (type == FileType::kSymlink) {
+        in.symlink_target = q.getSymlinkTarget();
+        in.size = in.symlink_target.size();
+      }
+      auto layout = q.getLayout();
+      in.object_size = layout.getObjectSize() ? layout.getObjectSize() : 4u << 20;
+      in.data_pool = opts_.data_pool;
+      in.version = 1;
+      o.update.ino_next = ino_next_;
+      DentryRec d;
+      d.name = name;
+      d.ino = in.ino;
+      d.type = type;
+      d.inode = in;
+      set_dentry(o.update, dir.inode.ino, d);
+      touch_dir(dir, now);
+      if (is_dir(in)) dir.inode.nlink++;
+      put_inode(o.update, dir);
+      o.mutated = true;
+      o.inode = in;
+      o.parent = dir.inode;
+      if (want == kFileRead || want == kFileWrite) lease_out(in.ino, grant(sid, in.ino, want));
+      return true;
+    }
+    case fsproto::Request::LINK: {
+      auto q = req.getLink();
+      std::string name = name_of(q.getNewName());
+      Loaded target, dir;
+      if (!need(q.getIno(), target)) return true;
+      if (is_dir(target.inode))
+        return o.fail(EPERM, "hard links to directories are not allowed"), true;
+      if (!need_dir(q.getNewParent(), dir, 3)) return true;
+      if (int e = check_name(name)) return o.fail(e, "bad name"), true;
+      auto existing = get_dentry(dir.inode.ino, name);
+      if (!existing.ok()) return o.fail(EIO, existing.status().message()), true;
+      if (*existing) return o.fail(EEXIST, name + " exists"), true;
+      bool ok = clear_conflicts(sid, dir.inode.ino, kDirLeases);
+      ok &= clear_inode(target);
+      if (!ok) return false;
+      Time now = now_time();
+      InodeRec &in = target.inode;
+      in.nlink++;
+      in.ctime = now;
+      in.version++;
+      if (!target.table) {
+        // The inode moves to the inode table; both names become remote.
+        DentryRec old;
+        old.name = target.loc.name;
+        old.ino = in.ino;
+        old.type = in.type;
+        old.remote = true;
+        set_dentry(o.update, target.loc.parent, old);
+        where_.erase(in.ino);
+        target.table = true;
+        table_.insert(in.ino);
+      }
+      put_inode(o.update, target);
+      DentryRec nd;
+      nd.name = name;
+      nd.ino = in.ino;
+      nd.type = in.type;
+      nd.remote = true;
+      set_dentry(o.update, dir.inode.ino, nd);
+      touch_dir(dir, now);
+      if (target.loc.parent == dir.inode.ino && !dir.table) {
+        // (A directory's inode is never in this directory: nothing to merge.)
+      }
+      put_inode(o.update, dir);
+      o.mutated = true;
+      o.inode = in;
+      o.parent = dir.inode;
+      return true;
+    }
+    case fsproto::Request::UNLINK: {
+      auto q = req.getUnlink();
+      std::string name = name_of(q.getName());
+      Loaded dir;
+      if (!need_dir(q.getParent(), dir, 3)) return true;
+      if (name.size() > kNameMax) return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
+      if (name == ".") return o.fail(EINVAL, "rmdir ."), true;
+      if (name == "..") return o.fail(ENOTEMPTY, "rmdir .."), true;
+      auto d = get_dentry(dir.inode.ino, name);
+      if (!d.ok()) return o.fail(EIO, d.status().message()), true;
+      if (!*d) return o.fail(ENOENT, "no entry " + name), true;
+      auto victim = resolve(dir.inode.ino, **d);
+      if (!victim.ok()) return o.fail(EIO, victim.status().message()), true;
+      bool vdir = is_dir(victim->inode);
+      if (q.getDirectory() && !vdir) return o.fail(ENOTDIR, name + " is not a directory"), true;
+      if (!q.getDirectory() && vdir) return o.fail(EISDIR, name + " is a directory"), true;
+      if ((dir.inode.mode & 01000) && cred.uid != 0 && cred.uid != dir.inode.uid &&
+          cred.uid != victim->inode.uid)
+        return o.fail(EPERM, "sticky directory: not the owner"), true;
+      if (vdir && !dir_empty(victim->inode.ino))
+        return o.fail(ENOTEMPTY, name + " is not empty"), true;
+      bool ok = clear_conflicts(sid, dir.inode.ino, kDirLeases);
+      if (vdir) ok &= clear_conflicts(sid, victim->inode.ino, kDirLeases);
+      if (!dir.table && dir.loc.parent) ok &= clear_conflicts(sid, dir.loc.parent, kDirLeases);
+      if (!ok) return false;
+      Time now = now_time();
+      remove_dentry(o.update, dir.inode.ino, name);
+      Loaded v = *victim;
+      drop_link(o.update, v);
+      touch_dir(dir, now);
+      if (vdir) dir.inode.nlink--;
+      put_inode(o.update, dir);
+      o.mutated = true;
+      o.replaced = v.inode;
+      o.parent = dir.inode;
+      return true;
+    }
+    case fsproto::Request::RENAME: {
+      auto q = req.getRename();
+      std::string name = name_of(q.getName()), nname = name_of(q.getNewName());
+      uint32_t flags = q.getFlags();
+      if ((flags & kRenameNoreplace) && (flags & kRenameExchange))
+        return o.fail(EINVAL, "RENAME_NOREPLACE with RENAME_EXCHANGE"), true;
+      if (flags & ~(kRenameNoreplace | kRenameExchange))
+        return o.fail(EINVAL, "unknown rename flags"), true;
+      Loaded sdir, ddir;
+      if (!need_dir(q.getParent(), sdir, 3)) return true;
+      if (!need_dir(q.getNewParent(), ddir, 3)) return true;
+      if (name.size() > kNameMax || nname.size() > kNameMax)
+        return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
+      if (check_name(name) || check_name(nname)) return o.fail(EINVAL, "bad name"), true;
+      bool same_dir = sdir.inode.ino == ddir.inode.ino;
+      auto sd = get_dentry(sdir.inode.ino, name);
+      if (!sd.ok()) return o.fail(EIO, sd.status().message()), true;
+      if (!*sd) return o.fail(ENOENT, "no entry " + name), true;
+      auto src = resolve(sdir.inode.ino, **sd);
+      if (!src.ok()) return o.fail(EIO, src.status().message()), true;
+      auto dd = get_dentry(ddir.inode.ino, nname);
+      if (!dd.ok()) return o.fail(EIO, dd.status().message()), true;
+      std::optional<Loaded> dst;
+      if (*dd) {
+        auto r = resolve(ddir.inode.ino, **dd);
+        if (!r.ok()) return o.fail(EIO, r.status().message()), true;
+        dst = *r;
+      }
+      if ((flags & kRenameExchange) && !dst)
+        return o.fail(ENOENT, "exchange: no entry " + nname), true;
+      if ((flags & kRenameNoreplace) && dst) return o.fail(EEXIST, nname + " exists"), true;
+      if (dst && dst->inode.ino == src->inode.ino) {
+        o.inode = src->inode;  // same file (or hard links of it): nothing to do
+        return true;
+      }
+      // A directory may not move into its own subtree.
+      auto inside = [&](Ino dir, Ino ancestor) {
+        for (Ino cur = dir; cur != kRootIno;) {
+          if (cur == ancestor) return true;
+          auto w = where_.find(cur);
+          if (w == where_.end()) return false;
+          cur = w->second.parent;
+        }
+        return ancestor == kRootIno;
+      };
+      if (is_dir(src->inode) && inside(ddir.inode.ino, src->inode.ino))
+        return o.fail(EINVAL, "a directory cannot move into itself"), true;
+      if ((flags & kRenameExchange) && is_dir(dst->inode) && inside(sdir.inode.ino, dst->inode.ino))
+        return o.fail(EINVAL, "a directory cannot move into itself"), true;
+      if (dst && !(flags & kRenameExchange)) {
+        if (is_dir(src->inode) && !is_dir(dst->inode))
+          return o.fail(ENOTDIR, nname + " is not a directory"), true;
+        if (!is_dir(src->inode) && is_dir(dst->inode))
+          return o.fail(EISDIR, nname + " is a directory"), true;
+        if (is_dir(dst->inode) && !dir_empty(dst->inode.ino))
+          return o.fail(ENOTEMPTY, nname + " is not empty"), true;
+      }
+      if ((sdir.inode.mode & 01000) && cred.uid != 0 && cred.uid != sdir.inode.uid &&
+          cred.uid != src->inode.uid)
+        return o.fail(EPERM, "sticky directory: not the owner"), true;
+      bool ok = clear_conflicts(sid, sdir.inode.ino, kDirLeases);
+      ok &= clear_conflicts(sid, ddir.inode.ino, kDirLeases);
+      if (dst && is_dir(dst->inode)) ok &= clear_conflicts(sid, dst->inode.ino, kDirLeases);
+      if (!ok) return false;
+      Time now = now_time();
+      Loaded s2 = *src;
+      s2.inode.ctime = now;
+      s2.inode.version++;
+      DentryRec moved = **sd;
+      moved.name = nname;
+      if (!moved.remote) moved.inode = s2.inode;
+      remove_dentry(o.update, sdir.inode.ino, name);
+      if (dst && (flags & kRenameExchange)) {
+        DentryRec back = **dd;
+        back.name = name;
+        if (!back.remote) {
+          back.inode->ctime = now;
+          back.inode->version++;
+        }
+        set_dentry(o.update, sdir.inode.ino, back);
+        if (!same_dir) {
+          int delta = (is_dir(src->inode) ? 1 : 0) - (is_dir(dst->inode) ? 1 : 0);
+          sdir.inode.nlink -= delta;
+          ddir.inode.nlink += delta;
+        }
+      } else if (dst) {
+        Loaded v = *dst;
+        drop_link(o.update, v);
+        o.replaced = v.inode;
+        if (is_dir(v.inode)) ddir.inode.nlink--;
+      }
+      set_dentry(o.update, ddir.inode.ino, moved);
+      if (is_dir(src->inode) && !same_dir && !(flags & kRenameExchange)) {
+        sdir.inode.nlink--;
+        ddir.inode.nlink++;
+      }
+      if (s2.table) put_inode(o.update, s2);
+      touch_dir(ddir, now);
+      if (same_dir) {
+        put_inode(o.update, ddir);
+      } else {
+        touch_dir(sdir, now);
+        put_inode(o.update, sdir);
+        // Re-read the destination's location: it may be inside the source.
+        if (!ddir.table && ddir.loc.parent == sdir.inode.ino) {
+          auto w = where_.find(ddir.inode.ino);
+          if (w != where_.end()) ddir.loc = w->second;
+        }
+        put_inode(o.update, ddir);
+      }
+      o.mutated = true;
+      o.inode = s2.inode;
+      o.parent = ddir.inode;
+      if (!same_dir) o.other_parent = sdir.inode;
+      return true;
+    }
+    case fsproto::Request::READDIR: {
+      auto q = req.getReaddir();
+      Loaded dir;
+      if (!need_dir(q.getIno(), dir, 4)) return true;
+      size_t max = q.getMaxEntries() ? std::min<size_t>(q.getMaxEntries(), 4096) : 256;
+      std::string after = name_of(q.getAfter());
+      auto page = store_.list(dir.inode.ino, after, max);
+      if (!page.ok()) return o.fail(EIO, page.status().message()), true;
+      for (const DentryRec &d : page->entries) {
+        auto r = resolve(dir.inode.ino, d);
+        if (!r.ok()) return o.fail(EIO, r.status().message()), true;
+        if (!d.remote) cache_.put_dentry(dir.inode.ino, d);
+        o.entries.push_back(EntryOut{d.name, r->inode});
+      }
+      o.end = page->end;
+      LeaseHeld &l = grant(sid, dir.inode.ino, kDirRead);
+      if (after.empty()) l.listing = true;
+      if (page->end && l.listing) l.complete = true;
+      lease_out(dir.inode.ino, l);
+      o.inode = dir.inode;
+      return true;
+    }
+    case fsproto::Request::SETXATTR:
+    case fsproto::Request::REMOVEXATTR: {
+      bool set = req.which() == fsproto::Request::SETXATTR;
+      Ino ino = set ? req.getSetxattr().getIno() : req.getRemovexattr().getIno();
+      std::string name = set ? std::string(req.getSetxattr().getName())
+                             : std::string(req.getRemovexattr().getName());
+      Loaded l;
+      if (!need(ino, l)) return true;
+      if (name.empty() || name.size() > kNameMax) return o.fail(ERANGE, "bad xattr name"), true;
+      if (name.rfind("trusted.", 0) == 0 || name.rfind("security.", 0) == 0) {
+        if (cred.uid != 0) return o.fail(EPERM, "trusted./security. xattrs need root"), true;
+      } else if (name.rfind("user.", 0) == 0) {
+        if (!may(l.inode, cred, 2)) return o.fail(EACCES, "no write permission"), true;
+      } else {
+        return o.fail(EOPNOTSUPP, "xattr namespace not supported: " + name), true;
+      }
+      auto &xs = l.inode.xattrs;
+      bool exists = xs.count(name) > 0;
+      if (set) {
+        uint32_t flags = req.getSetxattr().getFlags();
+        auto v = req.getSetxattr().getValue();
+        std::string value(reinterpret_cast<const char *>(v.begin()), v.size());
+        if ((flags & kXattrCreate) && exists)
+          return o.fail(EEXIST, "xattr " + name + " exists"), true;
+        if ((flags & kXattrReplace) && !exists) return o.fail(ENODATA, "no xattr " + name), true;
+        size_t total = name.size() + value.size();
+        for (const auto &[k, val] : xs)
+          if (k != name) total += k.size() + val.size();
+        if (total > kXattrTotalMax)
+          return o.fail(ENOSPC, "xattrs of an inode are capped at 64 KiB"), true;
+        if (!clear_inode(l)) return false;
+        xs[name] = std::move(value);
+      } else {
+        if (!exists) return o.fail(ENODATA, "no xattr " + name), true;
+        if (!clear_inode(l)) return false;
+        xs.erase(name);
+      }
+      l.inode.ctime = now_time();
+      l.inode.version++;
+      put_inode(o.update, l);
+      o.mutated = true;
+      o.inode = l.inode;
+      return true;
+    }
+    case fsproto::Request::OPEN: {
+      auto q = req.getOpen();
+      Loaded l;
+      if (!need(q.getIno(), l)) return true;
+      uint32_t acc = q.getFlags() & O_ACCMODE;
+      bool wr = acc == O_WRONLY || acc == O_RDWR || (q.getFlags() & O_TRUNC);
+      if (is_dir(l.inode) && wr) return o.fail(EISDIR, "open of a directory for writing"), true;
+      uint32_t want = (acc == O_RDONLY || acc == O_RDWR ? 4 : 0) | (wr ? 2 : 0);
+      if (!may(l.inode, cred, want)) return o.fail(EACCES, "open: permission denied"), true;
+      uint8_t kind = static_cast<uint8_t>(q.getWantLease());
+      if (kind != kFileRead && kind != kFileWrite) kind = wr ? kFileWrite : kFileRead;
+      if (is_dir(l.inode)) {
+        o.inode = l.inode;
+        return true;
+      }
+      uint32_t mask = kind == kFileWrite ? kFileLeases : (1u << kFileWrite);
+      if (!clear_conflicts(sid, l.inode.ino, mask)) return false;
+      // A reader after the writer: the writer's flushed size is in the inode now.
+      auto fresh = load(l.inode.ino);
+      if (fresh.ok()) l = *fresh;
+      lease_out(l.inode.ino, grant(sid, l.inode.ino, kind));
+      o.inode = l.inode;
+      return true;
+    }
+    case fsproto::Request::STATFS: {
+      o.statfs = opts_.statfs ? opts_.statfs() : StatfsFigures{};
+      o.files = ino_next_ - kFirstUserIno + 1;
+      return true;
+    }
+    case fsproto::Request::SETLOCK:
+    case fsproto::Request::GETLOCK: {
+      bool set = req.which() == fsproto::Request::SETLOCK;
+      Ino ino = set ? req.getSetlock().getIno() : req.getGetlock().getIno();
+      auto lr = set ? req.getSetlock().getLock() : req.getGetlock().getLock();
+      Loaded l;
+      if (!need(ino, l)) return true;
+      FileLock fl;
+      fl.session = sid;
+      fl.owner = lr.getOwner();
+      fl.pid = lr.getPid();
+      fl.kind = static_cast<LockKindM>(lr.getKind());
+      fl.type = static_cast<LockTypeM>(lr.getType());
+      if (fl.kind == LockKindM::kFlock) {
+        fl.start = 0;
+        fl.end = UINT64_MAX;
+      } else {
+        fl.start = lr.getStart();
+        fl.end = lr.getLength() == 0 || lr.getLength() > UINT64_MAX - fl.start
+                     ? UINT64_MAX
+                     : fl.start + lr.getLength();
+      }
+      auto c = locks_.conflict(ino, fl);
+      if (!set) {
+        if (c)
+          o.lock = *c;
+        else
+          o.lock_none = true;
+        return true;
+      }
+      if (c) {
+        if (!req.getSetlock().getWait()) return o.fail(EAGAIN, "lock held by another owner"), true;
+        lock_waiters_.push_back(LockWaiter{sid, req.getTid(), ino, fl});
+        o.deferred = true;
+        return true;
+      }
+      if (locks_.apply(ino, fl)) wake_ = true;  // waiters may go, after this reply
+      return true;
+    }
+    case fsproto::Request::FSYNC: {
+      if (s.unsafe.empty()) return true;
+      s.fsyncs.emplace_back(req.getTid(), req.getTid());
+      o.deferred = true;
+      return true;
+    }
+    case fsproto::Request::RENEW_LEASES: {
+      uint64_t exp = now_ms() + opts_.lease_ms;
+      for (Ino ino : req.getRenewLeases().getInos()) {
+        auto it = leases_.find(ino);
+        if (it == leases_.end()) continue;
+        for (LeaseHeld &l : it->second)
+          if (l.session == sid && !l.revoking) {
+            l.expires = exp;
+            lease_out(ino, l);
+          }
+      }
+      return true;
+    }
+  }
+  o.fail(EOPNOTSUPP, "unknown request kind");
+  return true;
+}
+
+}  // namespace strata::mds

@@ -1,0 +1,662 @@
+// Sessions, dispatch, replies, leases and the timer of the MDS core.
+// The requests themselves are in mds_requests.cpp.
+#include "mds/mds_server.h"
+
+#include <capnp/message.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "mds/proto_convert.h"
+#include "msg/wire_codec.h"
+
+namespace strata::mds {
+
+namespace {
+
+constexpr size_t kResultsKept = 1024;  // completed replies kept per session for replays
+
+uint32_t kind_bit(uint8_t kind) { return 1u << kind; }
+
+}  // namespace
+
+MdsServer::MdsServer(MetaStore &store, MdsServerOptions opts, Logger &log)
+    : store_(store),
+      opts_(std::move(opts)),
+      log_(log),
+      epoch_(std::chrono::steady_clock::now()),
+      cache_(opts_.cache_limit_bytes) {}
+
+MdsServer::~MdsServer() {
+  {
+    std::lock_guard lk(tick_mu_);
+    tick_stop_ = true;
+    tick_cv_.notify_all();
+  }
+  if (ticker_.joinable()) ticker_.join();
+}
+
+uint64_t MdsServer::now_ms() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - epoch_)
+                                   .count()) +
+         1;
+}
+
+Status MdsServer::start(uint64_t incarnation) {
+  auto rs = store_.open(incarnation);
+  if (!rs.ok())
+    return rs.status().Context("mds: taking over at incarnation " + std::to_string(incarnation));
+  {
+    std::lock_guard lk(mu_);
+    incarnation_ = incarnation;
+    ino_next_ = std::max(rs->ino_next, kFirstUserIno);
+    for (const SessionRec &r : rs->sessions) {
+      Session s;
+      s.id = r.id;
+      s.client = r.client_name;
+      s.committed_tid = r.committed_tid;
+      next_session_ = std::max(next_session_, r.id + 1);
+      sessions_[r.id] = std::move(s);
+    }
+    // Sessions of different incarnations never share ids.
+    next_session_ = std::max(next_session_, (incarnation << 20) + 1);
+    table_.insert(kRootIno);
+    serving_ = true;
+  }
+  ticker_ = std::thread([this] { tick_loop(); });
+  log_.info("mds", "serving fs " + opts_.fs_name + " at incarnation " +
+                       std::to_string(incarnation) + " (" + std::to_string(rs->sessions.size()) +
+                       " sessions to resume, " + std::to_string(rs->replayed_entries) +
+                       " journal entries replayed)");
+  return Status::OK();
+}
+
+Status MdsServer::stop() {
+  {
+    std::lock_guard lk(tick_mu_);
+    tick_stop_ = true;
+    tick_cv_.notify_all();
+  }
+  if (ticker_.joinable()) ticker_.join();
+  {
+    std::lock_guard lk(mu_);
+    serving_ = false;
+  }
+  if (fenced_) return Status::Error(ECANCELED, "mds: fenced by a newer incarnation");
+  return store_.flush();
+}
+
+void MdsServer::tick_loop() {
+  std::unique_lock lk(tick_mu_);
+  while (!tick_stop_) {
+    tick_cv_.wait_for(lk, opts_.tick_interval);
+    if (tick_stop_) break;
+    lk.unlock();
+    tick();
+    lk.lock();
+  }
+}
+
+void MdsServer::tick() {
+  std::lock_guard lk(mu_);
+  uint64_t now = now_ms();
+  bool changed = false;
+  std::vector<Ino> lapsed_files;
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    auto &v = it->second;
+    size_t before = v.size();
+    std::erase_if(v, [&](const LeaseHeld &l) { return l.expires <= now; });
+    if (v.size() != before) {
+      changed = true;
+      lapsed_files.push_back(it->first);
+    }
+    it = v.empty() ? leases_.erase(it) : std::next(it);
+  }
+  for (Ino ino : lapsed_files) maybe_purge_stray(ino);
+  if (changed) retry_pending();
+}
+
+MdsServerStats MdsServer::stats() const {
+  std::lock_guard lk(mu_);
+  MdsServerStats st;
+  for (const auto &[id, s] : sessions_)
+    if (s.link) st.sessions++;
+  for (const auto &[ino, v] : leases_) st.leases += v.size();
+  st.cache_bytes = cache_.bytes();
+  st.cache_limit_bytes = cache_.limit();
+  st.inodes = cache_.items();
+  st.cache_evictions = cache_.evictions();
+  st.journal_bytes = store_.stats().journal_bytes_unapplied;
+  st.queued_requests = pending_.size();
+  return st;
+}
+
+MdsServer::Session *MdsServer::session_of(const LinkRef &link) {
+  auto it = by_link_.find(link.get());
+  if (it == by_link_.end()) return nullptr;
+  auto s = sessions_.find(it->second);
+  return s == sessions_.end() ? nullptr : &s->second;
+}
+
+void MdsServer::send(Session &s, msg::Message m) {
+  if (s.link) s.link->send(std::move(m));
+}
+
+void MdsServer::handle(const LinkRef &link, msg::Message &&m) {
+  std::lock_guard lk(mu_);
+  if (!serving_ || fenced_) return;
+  switch (m.type) {
+    case fsproto::MSG_HELLO:
+      on_hello(link, m);
+      break;
+    case fsproto::MSG_REQUEST:
+      on_request(link, std::move(m), false);
+      break;
+    case fsproto::MSG_RELEASE:
+      on_release(link, m);
+      break;
+    case fsproto::MSG_BATCH:
+      on_batch(link, m);
+      break;
+    case fsproto::MSG_GOODBYE:
+      if (Session *s = session_of(link)) end_session(s->id, true);
+      break;
+    default:
+      log_.warn("mds",
+                "unexpected message type " + std::to_string(m.type) + " from " + link->peer());
+  }
+  if (wake_) {
+    wake_ = false;
+    retry_pending();
+  }
+}
+
+void MdsServer::link_closed(const LinkRef &link) {
+  std::lock_guard lk(mu_);
+  Session *s = session_of(link);
+  if (!s) return;
+  // The session stays (the client may come back and resume it); its locks
+  // go, its leases run out.
+  end_session(s->id, false);
+}
+
+void MdsServer::end_session(uint64_t id, bool forget) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return;
+  Session &s = it->second;
+  if (s.link) by_link_.erase(s.link.get());
+  s.link.reset();
+  std::erase_if(pending_, [&](const Pending &p) { return p.session == id; });
+  s.queued = 0;
+  std::erase_if(lock_waiters_, [&](const LockWaiter &w) { return w.session == id; });
+  locks_.drop_session(id);
+  if (forget) {
+    std::vector<Ino> touched;
+    for (auto &[ino, v] : leases_) {
+      size_t before = v.size();
+      std::erase_if(v, [&](const LeaseHeld &l) { return l.session == id; });
+      if (v.size() != before) touched.push_back(ino);
+    }
+    std::erase_if(leases_, [](const auto &kv) { return kv.second.empty(); });
+    for (Ino ino : touched) maybe_purge_stray(ino);
+    MetaUpdate u;
+    u.sessions.push_back(SessionChange{id, std::nullopt});
+    store_.submit(std::move(u), [this](Status st) {
+      if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+        opts_.on_fenced(st);
+    });
+    sessions_.erase(it);
+  }
+  // Locks went: waiters of other sessions may go now.
+  retry_pending();
+}
+
+void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
+  capnp::MallocMessageBuilder b;
+  auto w = b.initRoot<fsproto::Welcome>();
+  w.setIncarnation(incarnation_);
+  w.setNowMs(now_ms());
+  w.setLeaseMs(static_cast<uint32_t>(opts_.lease_ms));
+  w.setMetadataPool(opts_.metadata_pool);
+  w.setDataPool(opts_.data_pool);
+  w.setMaxFileSize(opts_.max_file_size);
+  Status st =
+      msg::read_message<fsproto::Hello>(m, "Hello", [&](fsproto::Hello::Reader h) -> Status {
+        if (!opts_.fs_name.empty() && h.getFsName().size() &&
+            std::string(h.getFsName()) != opts_.fs_name)
+          return Status::Error(ENOENT, "this MDS serves fs " + opts_.fs_name + ", not " +
+                                           std::string(h.getFsName()));
+        // The mount root: walk it from the root.
+        std::string root_path = h.getMountRoot();
+        auto root = load(kRootIno);
+        if (!root.ok()) return root.status();
+        Loaded cur = *root;
+        size_t pos = 0;
+        while (pos < root_path.size()) {
+          size_t next = root_path.find('/', pos);
+          if (next == std::string::npos) next = root_path.size();
+          std::string part = root_path.substr(pos, next - pos);
+          pos = next + 1;
+          if (part.empty() || part == ".") continue;
+          if (cur.inode.type != FileType::kDirectory)
+            return Status::Error(ENOTDIR, "mount root " + root_path + ": not a directory");
+          auto d = get_dentry(cur.inode.ino, part);
+          if (!d.ok()) return d.status();
+          if (!*d) return Status::Error(ENOENT, "mount root " + root_path + ": no " + part);
+          auto child = resolve(cur.inode.ino, **d);
+          if (!child.ok()) return child.status();
+          cur = *child;
+        }
+        if (cur.inode.type != FileType::kDirectory)
+          return Status::Error(ENOTDIR, "mount root " + root_path + ": not a directory");
+        inode_to_proto(cur.inode, w.initRoot());
+
+        Session *prev = session_of(link);
+        if (prev) end_session(prev->id, false);
+        uint64_t id = h.getSessionId();
+        if (id != 0 && !sessions_.count(id))
+          return Status::Error(
+              ESTALE, "session " + std::to_string(id) + " is unknown (expired or never made)");
+        if (id == 0) {
+          id = next_session_++;
+          Session s;
+          s.id = id;
+          s.client = h.getClientName();
+          sessions_[id] = std::move(s);
+          MetaUpdate u;
+          u.sessions.push_back(
+              SessionChange{id, SessionRec{id, std::string(h.getClientName()), 0, 0, 0}});
+          store_.submit(std::move(u), [this](Status st) {
+            if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+              opts_.on_fenced(st);
+          });
+        }
+        Session &s = sessions_[id];
+        if (s.link && s.link != link) by_link_.erase(s.link.get());
+        s.link = link;
+        by_link_[link.get()] = id;
+        w.setSessionId(id);
+        w.setCommittedTid(s.committed_tid);
+        return Status::OK();
+      });
+  if (!st.ok()) {
+    w.setError(st.code() ? -std::abs(st.code()) : -EINVAL);
+    w.setMessage(st.message());
+  }
+  link->send(msg::make_message(fsproto::MSG_WELCOME, b));
+}
+
+void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
+  // Asynchronous metadata (dirWrite leases) is not served yet: every
+  // request of the batch fails, and the client falls back to requests.
+  capnp::MallocMessageBuilder b;
+  auto out = b.initRoot<fsproto::BatchReply>();
+  Status st = msg::read_message<fsproto::Batch>(m, "Batch", [&](fsproto::Batch::Reader in) {
+    auto reqs = in.getRequests();
+    auto replies = out.initReplies(reqs.size());
+    for (unsigned i = 0; i < reqs.size(); ++i) {
+      replies[i].setTid(reqs[i].getTid());
+      replies[i].setResult(-EOPNOTSUPP);
+      replies[i].setSafe(true);
+      replies[i].setNowMs(now_ms());
+      replies[i].setMessage("asynchronous metadata (Batch) is not supported by this MDS");
+    }
+    return Status::OK();
+  });
+  if (!st.ok()) log_.warn("mds", st.message());
+  link->send(msg::make_message(fsproto::MSG_BATCH_REPLY, b));
+}
+
+void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
+  Session *s = session_of(link);
+  if (!s) return;
+  uint64_t sid = s->id;
+  MetaUpdate u;
+  std::vector<Ino> released;
+  Status st = msg::read_message<fsproto::Release>(m, "Release", [&](fsproto::Release::Reader r) {
+    // The flushed attributes first: the release makes them visible.
+    for (auto f : r.getFlushed()) {
+      auto l = load(f.getIno());
+      if (!l.ok()) continue;
+      auto a = f.getAttr();
+      uint32_t mask = a.getMask();
+      Loaded cur = *l;
+      if (mask & fsproto::SetAttr::MASK_SIZE) cur.inode.size = a.getSize();
+      if (mask & fsproto::SetAttr::MASK_MTIME) cur.inode.mtime = time_from_proto(a.getMtime());
+      if (mask & fsproto::SetAttr::MASK_CTIME) cur.inode.ctime = time_from_proto(a.getCtime());
+      if (mask & fsproto::SetAttr::MASK_ATIME) cur.inode.atime = time_from_proto(a.getAtime());
+      if (mask & fsproto::SetAttr::MASK_BLOCKS) cur.inode.blocks = a.getBlocks();
+      cur.inode.version++;
+      put_inode(u, cur);
+    }
+    for (auto l : r.getLeases()) {
+      drop_leases(sid, l.getIno(), l.getSeq(), l.getSeq() == 0);
+      released.push_back(l.getIno());
+    }
+    return Status::OK();
+  });
+  if (!st.ok()) log_.warn("mds", st.message() + " from " + link->peer());
+  if (!u.empty())
+    store_.submit(std::move(u), [this](Status st2) {
+      if (std::abs(st2.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+        opts_.on_fenced(st2);
+    });
+  for (Ino ino : released) maybe_purge_stray(ino);
+  retry_pending();
+}
+
+// ---------------------------------------------------------------------------
+// Leases
+
+bool MdsServer::clear_conflicts(uint64_t session, Ino ino, uint32_t kinds_mask) {
+  auto it = leases_.find(ino);
+  if (it == leases_.end()) return true;
+  uint64_t now = now_ms();
+  bool clear = true;
+  for (LeaseHeld &l : it->second) {
+    if (l.session == session || !(kind_bit(l.kind) & kinds_mask) || l.expires <= now) continue;
+    clear = false;
+    if (l.revoking) continue;
+    l.revoking = true;
+    auto sit = sessions_.find(l.session);
+    if (sit == sessions_.end() || !sit->second.link) continue;  // it runs out
+    capnp::MallocMessageBuilder b;
+    auto r = b.initRoot<fsproto::Revoke>();
+    auto ls = r.initLeases(1);
+    ls[0].setIno(ino);
+    ls[0].setKind(static_cast<fsproto::LeaseKind>(l.kind));
+    ls[0].setSeq(l.seq);
+    ls[0].setExpiresMs(l.expires);
+    r.setDowngradeTo(fsproto::LeaseKind::NONE);
+    send(sit->second, msg::make_message(fsproto::MSG_REVOKE, b));
+  }
+  return clear;
+}
+
+bool MdsServer::holds_file_lease(Ino ino) const {
+  auto it = leases_.find(ino);
+  if (it == leases_.end()) return false;
+  uint64_t now = now_ms();
+  for (const LeaseHeld &l : it->second)
+    if ((l.kind == static_cast<uint8_t>(fsproto::LeaseKind::FILE_READ) ||
+         l.kind == static_cast<uint8_t>(fsproto::LeaseKind::FILE_WRITE)) &&
+        l.expires > now)
+      return true;
+  return false;
+}
+
+MdsServer::LeaseHeld &MdsServer::grant(uint64_t session, Ino ino, uint8_t kind) {
+  auto &v = leases_[ino];
+  uint64_t expires = now_ms() + opts_.lease_ms;
+  for (LeaseHeld &l : v)
+    if (l.session == session && l.kind == kind && !l.revoking) {
+      l.expires = expires;
+      return l;
+    }
+  LeaseHeld l;
+  l.session = session;
+  l.kind = kind;
+  l.seq = ++lease_seq_[ino];
+  l.expires = expires;
+  v.push_back(l);
+  return v.back();
+}
+
+void MdsServer::drop_leases(uint64_t session, Ino ino, uint64_t seq, bool any_seq) {
+  auto it = leases_.find(ino);
+  if (it == leases_.end()) return;
+  std::erase_if(it->second, [&](const LeaseHeld &l) {
+    return l.session == session && (any_seq || l.seq == seq);
+  });
+  if (it->second.empty()) leases_.erase(it);
+}
+
+// ---------------------------------------------------------------------------
+// Requests: dedup, queueing, replies
+
+namespace {
+
+void build_reply(fsproto::Reply::Builder r, uint64_t tid, int result, const std::string &message,
+                 uint64_t now) {
+  r.setTid(tid);
+  r.setResult(result);
+  r.setMessage(message);
+  r.setNowMs(now);
+}
+
+}  // namespace
+
+bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queue) {
+  Session *s = session_of(link);
+  if (!s) {
+    log_.warn("mds", "request from " + link->peer() + " without a session (Hello first)");
+    return true;
+  }
+  // A session's requests run in order: behind one that waits, the others wait too.
+  if (!from_queue && s->queued > 0) {
+    s->queued++;
+    pending_.push_back(Pending{s->id, std::move(m)});
+    return true;
+  }
+  auto pr = msg::PayloadReader::open(m.payload);
+  if (!pr.ok()) {
+    log_.warn("mds", "bad Request from " + link->peer() + ": " + pr.status().message());
+    if (from_queue) s->queued--;
+    return true;
+  }
+  fsproto::Request::Reader req;
+  uint64_t tid = 0;
+  try {
+    req = pr->root<fsproto::Request>();
+    tid = req.getTid();
+  } catch (const kj::Exception &e) {
+    log_.warn("mds", "malformed Request from " + link->peer());
+    if (from_queue) s->queued--;
+    return true;
+  }
+  // Duplicates (a replay after a failover, or a resend).
+  if (auto r = s->results.find(tid); r != s->results.end()) {
+    if (from_queue) s->queued--;
+    send(*s, msg::Message{fsproto::MSG_REPLY, r->second, {}});
+    return true;
+  }
+  if (req.getReplay() && tid <= s->committed_tid) {
+    capnp::MallocMessageBuilder b;
+    auto r = b.initRoot<fsproto::Reply>();
+    build_reply(r, tid, 0, "already committed (replay)", now_ms());
+    r.setSafe(true);
+    if (from_queue) s->queued--;
+    send(*s, msg::make_message(fsproto::MSG_REPLY, b));
+    return true;
+  }
+
+  Outcome o;
+  bool done = true;
+  try {
+    done = execute(*s, req, o);
+  } catch (const kj::Exception &e) {
+    o = Outcome{};
+    o.fail(EBADMSG, std::string("malformed request: ") + e.getDescription().cStr());
+  }
+  if (!done) {
+    if (!from_queue) {
+      s->queued++;
+      pending_.push_back(Pending{s->id, std::move(m)});
+      return true;
+    }
+    return false;  // retry_pending keeps it
+  }
+  if (from_queue) s->queued--;
+  if (o.deferred) return true;
+
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<fsproto::Reply>();
+  build_reply(r, tid, o.result, o.message, now_ms());
+  if (o.inode) inode_to_proto(*o.inode, r.initInode());
+  if (o.parent) inode_to_proto(*o.parent, r.initParent());
+  if (o.other_parent) inode_to_proto(*o.other_parent, r.initOtherParent());
+  if (o.replaced) inode_to_proto(*o.replaced, r.initReplaced());
+  if (!o.entries.empty()) {
+    auto es = r.initEntries(static_cast<unsigned>(o.entries.size()));
+    for (unsigned i = 0; i < o.entries.size(); ++i) {
+      const auto &n = o.entries[i].name;
+      es[i].setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(n.data()), n.size()));
+      inode_to_proto(o.entries[i].inode, es[i].initInode());
+    }
+  }
+  r.setEnd(o.end);
+  if (!o.leases.empty()) {
+    auto ls = r.initLeases(static_cast<unsigned>(o.leases.size()));
+    for (unsigned i = 0; i < o.leases.size(); ++i) {
+      ls[i].setIno(o.leases[i].ino);
+      ls[i].setKind(static_cast<fsproto::LeaseKind>(o.leases[i].kind));
+      ls[i].setSeq(o.leases[i].seq);
+      ls[i].setExpiresMs(o.leases[i].expires);
+      ls[i].setComplete(o.leases[i].complete);
+    }
+  }
+  if (o.statfs) {
+    auto sf = r.initStatfs();
+    sf.setTotalBytes(o.statfs->total_bytes);
+    sf.setFreeBytes(o.statfs->free_bytes);
+    sf.setAvailBytes(o.statfs->avail_bytes);
+    sf.setFiles(o.files);
+    sf.setFilesFree(~uint64_t(0) - o.files);
+  }
+  if (o.lock || o.lock_none) {
+    auto lk = r.initLock();
+    if (o.lock) {
+      lk.setKind(static_cast<fsproto::LockKind>(o.lock->kind));
+      lk.setType(static_cast<fsproto::LockType>(o.lock->type));
+      lk.setStart(o.lock->start);
+      lk.setLength(o.lock->end == UINT64_MAX ? 0 : o.lock->end - o.lock->start);
+      lk.setOwner(o.lock->owner);
+      lk.setPid(o.lock->pid);
+    } else {
+      lk.setType(fsproto::LockType::UNLOCK);
+    }
+  }
+  if (o.result != 0 || !o.mutated) {
+    r.setSafe(true);
+    std::string payload = msg::to_payload(b);
+    send(*s, msg::Message{fsproto::MSG_REPLY, payload, {}});
+    return true;
+  }
+  r.setUnsafe(true);
+  send(*s, msg::make_message(fsproto::MSG_REPLY, b));
+  r.setUnsafe(false);
+  r.setSafe(true);
+  commit(*s, tid, std::move(o.update), msg::to_payload(b));
+  return true;
+}
+
+void MdsServer::commit(Session &s, uint64_t tid, MetaUpdate u, std::string final_payload) {
+  s.committed_tid = std::max(s.committed_tid, tid);
+  u.sessions.push_back(SessionChange{s.id, SessionRec{s.id, s.client, 0, 0, s.committed_tid}});
+  s.unsafe.insert(tid);
+  s.results[tid] = final_payload;
+  while (s.results.size() > kResultsKept) s.results.erase(s.results.begin());
+  uint64_t sid = s.id;
+  store_.submit(std::move(u), [this, sid, tid, payload = std::move(final_payload)](Status st) {
+    if (!st.ok()) {
+      if (std::abs(st.code()) == ECANCELED) {
+        if (!fenced_.exchange(true)) {
+          log_.error("mds", "fenced: " + st.message());
+          if (opts_.on_fenced) opts_.on_fenced(st);
+        }
+      } else {
+        log_.error("mds", "journal write failed: " + st.message());
+      }
+      return;
+    }
+    std::lock_guard lk(mu_);
+    auto it = sessions_.find(sid);
+    if (it == sessions_.end()) return;
+    Session &s2 = it->second;
+    s2.unsafe.erase(tid);
+    send(s2, msg::Message{fsproto::MSG_REPLY, payload, {}});
+    // fsyncs waiting for everything before them.
+    uint64_t lowest = s2.unsafe.empty() ? UINT64_MAX : *s2.unsafe.begin();
+    for (auto f = s2.fsyncs.begin(); f != s2.fsyncs.end();) {
+      if (lowest > f->second) {
+        capnp::MallocMessageBuilder b;
+        auto r = b.initRoot<fsproto::Reply>();
+        build_reply(r, f->first, 0, "", now_ms());
+        r.setSafe(true);
+        send(s2, msg::make_message(fsproto::MSG_REPLY, b));
+        f = s2.fsyncs.erase(f);
+      } else {
+        ++f;
+      }
+    }
+  });
+}
+
+void MdsServer::retry_pending() {
+  if (in_retry_) {
+    retry_again_ = true;
+    return;
+  }
+  in_retry_ = true;
+  do {
+    retry_again_ = false;
+    retry_once();
+  } while (retry_again_);
+  in_retry_ = false;
+}
+
+void MdsServer::retry_once() {
+  // Also waiting locks that may be granted now.
+  for (auto w = lock_waiters_.begin(); w != lock_waiters_.end();) {
+    if (locks_.conflict(w->ino, w->lock)) {
+      ++w;
+      continue;
+    }
+    locks_.apply(w->ino, w->lock);
+    auto sit = sessions_.find(w->session);
+    if (sit != sessions_.end()) {
+      capnp::MallocMessageBuilder b;
+      auto g = b.initRoot<fsproto::LockGranted>();
+      g.setIno(w->ino);
+      g.setTid(w->tid);
+      auto lr = g.initLock();
+      lr.setKind(static_cast<fsproto::LockKind>(w->lock.kind));
+      lr.setType(static_cast<fsproto::LockType>(w->lock.type));
+      lr.setStart(w->lock.start);
+      lr.setLength(w->lock.end == UINT64_MAX ? 0 : w->lock.end - w->lock.start);
+      lr.setOwner(w->lock.owner);
+      lr.setPid(w->lock.pid);
+      send(sit->second, msg::make_message(fsproto::MSG_LOCK_GRANTED, b));
+      capnp::MallocMessageBuilder b2;
+      auto r = b2.initRoot<fsproto::Reply>();
+      build_reply(r, w->tid, 0, "", now_ms());
+      r.setSafe(true);
+      send(sit->second, msg::make_message(fsproto::MSG_REPLY, b2));
+    }
+    w = lock_waiters_.erase(w);
+  }
+  // Queued requests, in arrival order; each session's stay in order.
+  std::deque<Pending> queue;
+  queue.swap(pending_);
+  std::set<uint64_t> blocked;
+  while (!queue.empty()) {
+    Pending p = std::move(queue.front());
+    queue.pop_front();
+    auto sit = sessions_.find(p.session);
+    if (sit == sessions_.end() || !sit->second.link) continue;
+    if (blocked.count(p.session)) {
+      pending_.push_back(std::move(p));
+      continue;
+    }
+    LinkRef link = sit->second.link;
+    msg::Message copy = p.m;
+    if (!on_request(link, std::move(copy), true)) {
+      blocked.insert(p.session);
+      pending_.push_back(std::move(p));
+    }
+  }
+}
+
+}  // namespace strata::mds

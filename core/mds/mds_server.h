@@ -1,0 +1,238 @@
+// The metadata server's core: sessions, requests of sdk/proto/fs.capnp,
+// leases, locks and the cache, over a MetaStore (docs/FILESYSTEM.md,
+// "Sessions, leases, and why we are fast"). Transport-free: the daemon
+// (mds_daemon.h) feeds it messages from its messenger; tests feed it
+// through any ClientLink.
+//
+// Threading: handle(), link_closed() and tick() may be called from any
+// thread; one mutex guards the state, and nothing under it waits for a
+// client or for durability (requests that must wait for a lease to be
+// released are queued and retried; replies are sent from the store's
+// durability callbacks).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "common/log.h"
+#include "mds/lock_table.h"
+#include "mds/meta_cache.h"
+#include "mds/meta_store.h"
+#include "msg/messenger.h"
+#include "proto/fs.capnp.h"
+
+namespace strata::mds {
+
+// Where replies to one client connection go.
+class ClientLink {
+ public:
+  virtual ~ClientLink() = default;
+  virtual bool send(msg::Message m) = 0;
+  virtual std::string peer() const = 0;
+};
+using LinkRef = std::shared_ptr<ClientLink>;
+
+struct StatfsFigures {
+  uint64_t total_bytes = 0, free_bytes = 0, avail_bytes = 0;
+};
+
+struct MdsServerOptions {
+  std::string fs_name;
+  int64_t metadata_pool = -1;
+  int64_t data_pool = -1;
+  uint64_t lease_ms = 30000;
+  uint64_t cache_limit_bytes = 256u << 20;
+  uint64_t max_file_size = 1ull << 40;
+  std::chrono::milliseconds tick_interval{20};
+  // Cluster usage for statfs; empty: zeros.
+  std::function<StatfsFigures()> statfs;
+  // Called (once, from any thread) when the store says a newer
+  // incarnation took over: the server must stop at once.
+  std::function<void(const Status &)> on_fenced;
+};
+
+struct MdsServerStats {
+  uint32_t sessions = 0;
+  uint64_t leases = 0;
+  uint64_t cache_bytes = 0;
+  uint64_t cache_limit_bytes = 0;
+  uint64_t inodes = 0;  // cached items
+  uint64_t journal_bytes = 0;
+  uint64_t queued_requests = 0;
+  uint64_t cache_evictions = 0;
+};
+
+class MdsServer {
+ public:
+  MdsServer(MetaStore &store, MdsServerOptions opts, Logger &log);
+  ~MdsServer();
+  MdsServer(const MdsServer &) = delete;
+  MdsServer &operator=(const MdsServer &) = delete;
+
+  // Takes the filesystem over at `incarnation` (MetaStore::open) and
+  // starts serving.
+  Status start(uint64_t incarnation);
+  // Waits for everything submitted to be durable and stops the timer.
+  Status stop();
+
+  void handle(const LinkRef &link, msg::Message &&m);
+  void link_closed(const LinkRef &link);
+
+  MdsServerStats stats() const;
+  bool fenced() const { return fenced_.load(); }
+  uint64_t incarnation() const { return incarnation_; }
+
+ private:
+  struct LeaseHeld {
+    uint64_t session = 0;
+    uint8_t kind = 0;  // fsproto::LeaseKind
+    uint64_t seq = 0;
+    uint64_t expires = 0;
+    bool complete = false;
+    bool listing = false;  // a readdir from the start ran under it
+    bool revoking = false;
+  };
+  struct Session {
+    uint64_t id = 0;
+    std::string client;
+    LinkRef link;
+    uint64_t committed_tid = 0;
+    std::set<uint64_t> unsafe;                          // tids replied unsafe, not yet safe
+    std::map<uint64_t, std::string> results;            // tid -> final Reply payload (dedup)
+    std::vector<std::pair<uint64_t, uint64_t>> fsyncs;  // (fsync tid, wait below)
+    size_t queued = 0;                                  // requests of it waiting in pending_
+  };
+  struct Pending {
+    uint64_t session = 0;
+    msg::Message m;
+  };
+  struct LockWaiter {
+    uint64_t session = 0;
+    uint64_t tid = 0;
+    Ino ino = 0;
+    FileLock lock;
+  };
+  struct LeaseOut {
+    Ino ino = 0;
+    uint8_t kind = 0;
+    uint64_t seq = 0;
+    uint64_t expires = 0;
+    bool complete = false;
+  };
+  struct EntryOut {
+    std::string name;
+    InodeRec inode;
+  };
+  // What one request produced, before it becomes a Reply.
+  struct Outcome {
+    int result = 0;
+    std::string message;
+    std::optional<InodeRec> inode, parent, other_parent, replaced;
+    std::vector<EntryOut> entries;
+    bool end = false;
+    std::vector<LeaseOut> leases;
+    std::optional<StatfsFigures> statfs;
+    uint64_t files = 0;
+    std::optional<FileLock> lock;  // getlock: the conflicting one
+    bool lock_none = false;        // getlock: no conflict
+    bool mutated = false;          // `update` must be journaled
+    bool deferred = false;         // answered later (waiting lock, fsync)
+    MetaUpdate update;
+    Outcome &fail(int err, std::string msg) {
+      result = -err;
+      message = std::move(msg);
+      return *this;
+    }
+  };
+  struct Loc {
+    Ino parent = 0;
+    std::string name;
+  };
+  // What a loaded inode is and where it lives.
+  struct Loaded {
+    InodeRec inode;
+    bool table = false;
+    Loc loc;  // primary dentries
+    FileType dtype = FileType::kUnknown;
+  };
+
+  uint64_t now_ms() const;
+  void tick_loop();
+  void tick();
+
+  void on_hello(const LinkRef &link, const msg::Message &m);
+  // False: it still waits (only when from_queue).
+  bool on_request(const LinkRef &link, msg::Message &&m, bool from_queue);
+  void on_release(const LinkRef &link, const msg::Message &m);
+  void on_batch(const LinkRef &link, const msg::Message &m);
+  void end_session(uint64_t id, bool forget);
+  Session *session_of(const LinkRef &link);
+  void retry_pending();
+  void retry_once();
+  void send(Session &s, msg::Message m);
+
+  // Requests; return false when the request must wait for a Release.
+  bool execute(Session &s, fsproto::Request::Reader req, Outcome &o);
+
+  // Store access through the cache.
+  Result<std::optional<DentryRec>> get_dentry(Ino dir, const std::string &name);
+  Result<Loaded> load(Ino ino);
+  Result<Loaded> resolve(Ino dir, const DentryRec &d);
+  void put_inode(MetaUpdate &u, const Loaded &l);
+  void set_dentry(MetaUpdate &u, Ino dir, const DentryRec &d);
+  void remove_dentry(MetaUpdate &u, Ino dir, const std::string &name);
+  void commit(Session &s, uint64_t tid, MetaUpdate u, std::string final_payload);
+  bool dir_empty(Ino dir);
+  void drop_link(MetaUpdate &u, Loaded &victim);
+  void maybe_purge_stray(Ino ino);
+
+  // Leases.
+  bool clear_conflicts(uint64_t session, Ino ino, uint32_t kinds_mask);
+  bool holds_file_lease(Ino ino) const;
+  LeaseHeld &grant(uint64_t session, Ino ino, uint8_t kind);
+  void drop_leases(uint64_t session, Ino ino, uint64_t seq, bool any_seq);
+
+  MetaStore &store_;
+  MdsServerOptions opts_;
+  Logger &log_;
+  std::chrono::steady_clock::time_point epoch_;
+  uint64_t incarnation_ = 0;
+  std::atomic<bool> fenced_{false};
+
+  mutable std::mutex mu_;
+  bool serving_ = false;
+  Ino ino_next_ = kFirstUserIno;
+  uint64_t next_session_ = 1;
+  std::map<uint64_t, Session> sessions_;
+  std::map<const ClientLink *, uint64_t> by_link_;
+  std::deque<Pending> pending_;
+  std::map<Ino, std::vector<LeaseHeld>> leases_;
+  std::map<Ino, uint64_t> lease_seq_;
+  std::unordered_map<Ino, Loc> where_;
+  std::set<Ino> table_;
+  std::set<Ino> strays_;
+  LockTable locks_;
+  std::vector<LockWaiter> lock_waiters_;
+  MetaCache cache_;
+  bool in_retry_ = false, retry_again_ = false;
+  bool wake_ = false;  // a lock went: retry waiters once the current request is answered
+
+  std::mutex tick_mu_;
+  std::condition_variable tick_cv_;
+  bool tick_stop_ = false;
+  std::thread ticker_;
+};
+
+}  // namespace strata::mds

@@ -1,0 +1,58 @@
+// The MDS's cache of directory entries and inode-table entries, least
+// recently used first out once it holds more than its byte limit. Every
+// item is clean (the store's reads already reflect submitted changes), so
+// eviction never waits for anything: a client's lease on an evicted item
+// simply runs out (docs/FILESYSTEM.md, "Sessions, leases").
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "mds/meta_types.h"
+
+namespace strata::mds {
+
+class MetaCache {
+ public:
+  explicit MetaCache(uint64_t limit_bytes) : limit_(limit_bytes) {}
+
+  std::optional<DentryRec> dentry(Ino dir, const std::string &name);
+  void put_dentry(Ino dir, const DentryRec &d);
+  void erase_dentry(Ino dir, const std::string &name);
+
+  std::optional<InodeRec> inode(Ino ino);
+  void put_inode(const InodeRec &i);
+  void erase_inode(Ino ino);
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t limit() const { return limit_; }
+  uint64_t items() const { return lru_.size(); }
+  uint64_t evictions() const { return evictions_; }
+
+ private:
+  // Dentries are keyed (dir, name); table inodes (kTableDir, "<ino>").
+  using Key = std::pair<Ino, std::string>;
+  static constexpr Ino kTableDir = ~Ino(0);
+  struct Item {
+    DentryRec dentry;  // for table inodes: dentry.inode holds the inode
+    uint64_t bytes = 0;
+    std::list<Key>::iterator pos;
+  };
+  static uint64_t size_of(const DentryRec &d);
+  void put(Key k, DentryRec d);
+  void erase(const Key &k);
+  std::optional<DentryRec> get(const Key &k);
+  void evict();
+
+  uint64_t limit_;
+  uint64_t bytes_ = 0;
+  uint64_t evictions_ = 0;
+  std::map<Key, Item> items_;
+  std::list<Key> lru_;  // front: most recently used
+};
+
+}  // namespace strata::mds

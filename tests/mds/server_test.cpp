@@ -1,0 +1,439 @@
+// The MDS server core on an in-memory store, driven through its dispatch by
+// protocol-level test clients (mds_test_client.h): namespace semantics and
+// errors, unsafe/safe replies, replay dedup, lease revocation and expiry,
+// locks across sessions, and a tiny cache.
+#include <fcntl.h>
+
+#include <catch2/catch.hpp>
+#include <memory>
+
+#include "mds/memory_meta_store.h"
+#include "mds_test_client.h"
+
+namespace strata::mds::test {
+namespace {
+
+using fsproto::LeaseKind;
+using fsproto::LockType;
+
+struct Fixture {
+  explicit Fixture(MdsServerOptions o = {}) : log(STRATA_LOG_WARN) {
+    o.fs_name = "fs";
+    o.data_pool = 7;
+    o.on_fenced = [this](const Status &) { fenced = true; };
+    server = std::make_unique<MdsServer>(store, o, log);
+    REQUIRE(server->start(1).ok());
+  }
+  ~Fixture() {
+    (void)server->stop();
+    server.reset();
+    store.close();
+  }
+  MemoryMetaStore store;
+  Logger log;
+  std::atomic<bool> fenced{false};
+  std::unique_ptr<MdsServer> server;
+};
+
+MdsServerOptions short_leases(uint64_t ms) {
+  MdsServerOptions o;
+  o.lease_ms = ms;
+  return o;
+}
+
+TEST_CASE("mds server: create, lookup, readdir and their errors", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  auto d = a.mkdir(kRootIno, "d");
+  REQUIRE(d.result == 0);
+  Ino dir = d.inode->ino;
+  CHECK(d.inode->type == FileType::kDirectory);
+  CHECK(d.inode->nlink == 2);
+  CHECK(d.parent->nlink == 3);
+  for (const char *n : {"b", "c", "a"}) REQUIRE(a.create(dir, n).result == 0);
+  CHECK(a.create(dir, "a").result == -EEXIST);
+  CHECK(a.create(dir, "a", false).result == 0);  // open-create of an existing file
+  CHECK(a.mkdir(dir, "a").result == -EEXIST);
+  CHECK(a.create(dir, std::string(256, 'x')).result == -ENAMETOOLONG);
+  CHECK(a.create(dir, std::string(255, 'x')).result == 0);
+  CHECK(a.lookup(dir, "nope").result == -ENOENT);
+  auto l = a.lookup(dir, "b");
+  REQUIRE(l.result == 0);
+  CHECK(l.inode->type == FileType::kRegular);
+  CHECK(l.inode->mode == 0644);
+  CHECK(l.inode->data_pool == 7);
+  REQUIRE(!l.leases.empty());
+  CHECK(l.leases[0].kind == LeaseKind::DIR_READ);
+  CHECK(a.create(l.inode->ino, "x").result == -ENOTDIR);
+
+  auto r1 = a.readdir(dir, "", 2);
+  REQUIRE(r1.result == 0);
+  REQUIRE(r1.entries.size() == 2);
+  CHECK(r1.entries[0].first == "a");
+  CHECK(r1.entries[1].first == "b");
+  CHECK(!r1.end);
+  CHECK(r1.entries[1].second.ino == l.inode->ino);  // readdirplus: inodes inline
+  auto r2 = a.readdir(dir, "b", 10);
+  REQUIRE(r2.entries.size() == 2);
+  CHECK(r2.entries[0].first == "c");
+  CHECK(r2.end);
+  REQUIRE(!r2.leases.empty());
+  CHECK(r2.leases[0].complete);  // the whole directory was read under the lease
+}
+
+TEST_CASE("mds server: unlink, rmdir, rename and link semantics", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  Ino d1 = a.mkdir(kRootIno, "d1").inode->ino;
+  Ino d2 = a.mkdir(kRootIno, "d2").inode->ino;
+  Ino sub = a.mkdir(d1, "sub").inode->ino;
+  Ino f1 = a.create(d1, "f1").inode->ino;
+  a.create(d2, "f2");
+
+  CHECK(a.unlink(kRootIno, "d1").result == -EISDIR);
+  CHECK(a.unlink(d1, "f1", true).result == -ENOTDIR);
+  CHECK(a.unlink(kRootIno, "d1", true).result == -ENOTEMPTY);
+  CHECK(a.unlink(d1, "nope").result == -ENOENT);
+
+  // A directory cannot move into its own subtree.
+  CHECK(a.rename(kRootIno, "d1", sub, "x").result == -EINVAL);
+  CHECK(a.rename(kRootIno, "d1", d1, "x").result == -EINVAL);
+  // Over an existing file: the old one loses its link and is purged.
+  auto rn = a.rename(d1, "f1", d2, "f2");
+  REQUIRE(rn.result == 0);
+  REQUIRE(rn.replaced);
+  CHECK(rn.replaced->nlink == 0);
+  CHECK(a.lookup(d1, "f1").result == -ENOENT);
+  CHECK(a.lookup(d2, "f2").inode->ino == f1);
+  CHECK(f.store.purges().size() == 1);
+  // NOREPLACE and EXCHANGE.
+  a.create(d1, "g");
+  CHECK(a.rename(d1, "g", d2, "f2", 1).result == -EEXIST);
+  Ino g = a.lookup(d1, "g").inode->ino;
+  REQUIRE(a.rename(d1, "g", d2, "f2", 2).result == 0);
+  CHECK(a.lookup(d1, "g").inode->ino == f1);
+  CHECK(a.lookup(d2, "f2").inode->ino == g);
+  CHECK(a.rename(d1, "none", d2, "x", 2).result == -ENOENT);
+  // Directory over a file / file over a directory; dir over a non-empty dir.
+  CHECK(a.rename(d1, "sub", d2, "f2").result == -ENOTDIR);
+  CHECK(a.rename(d2, "f2", d1, "sub").result == -EISDIR);
+  a.mkdir(d2, "full");
+  a.create(a.lookup(d2, "full").inode->ino, "inside");
+  CHECK(a.rename(d1, "sub", d2, "full").result == -ENOTEMPTY);
+  // A directory across parents: the link counts follow.
+  auto mv = a.rename(d1, "sub", d2, "sub2");
+  REQUIRE(mv.result == 0);
+  CHECK(a.getattr(d1).inode->nlink == 2);
+  CHECK(a.getattr(d2).inode->nlink == 4);
+  CHECK(a.lookup(d2, "sub2").inode->ino == sub);
+  // and its subtree check follows the move.
+  CHECK(a.rename(d2, "sub2", sub, "x").result == -EINVAL);
+
+  // Hard links: not to directories; two names, one inode, nlink counted.
+  CHECK(a.link(d1, d2, "dl").result == -EPERM);
+  auto ln = a.link(f1, d2, "hard");
+  REQUIRE(ln.result == 0);
+  CHECK(ln.inode->nlink == 2);
+  CHECK(a.lookup(d2, "hard").inode->ino == f1);
+  CHECK(a.lookup(d1, "g").inode->nlink == 2);
+  CHECK(a.link(f1, d2, "hard").result == -EEXIST);
+  REQUIRE(a.unlink(d1, "g").result == 0);
+  CHECK(a.lookup(d2, "hard").inode->nlink == 1);
+  CHECK(a.getattr(f1).inode->nlink == 1);
+  REQUIRE(a.unlink(d2, "hard").result == 0);
+  CHECK(a.lookup(d2, "hard").result == -ENOENT);
+  CHECK(a.unlink(d2, "full", true).result == -ENOTEMPTY);
+}
+
+TEST_CASE("mds server: setattr permissions and xattrs", "[mds]") {
+  Fixture f;
+  TestClient root(*f.server, "root");
+  REQUIRE(root.hello().first == 0);
+  TestClient u(*f.server, "user");
+  u.uid = 1000;
+  u.gid = 1000;
+  REQUIRE(u.hello().first == 0);
+  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  Ino mine = u.create(kRootIno, "mine").inode->ino;
+  Ino roots = root.create(kRootIno, "roots").inode->ino;
+  CHECK(u.getattr(mine).inode->uid == 1000);
+  CHECK(u.chmod(roots, 0777).result == -EPERM);
+  CHECK(u.chmod(mine, 0600).result == 0);
+  CHECK(u.getattr(mine).inode->mode == 0600);
+  CHECK(u.chown(mine, 0).result == -EPERM);
+  CHECK(root.chown(mine, 2000).result == 0);
+  CHECK(root.getattr(mine).inode->uid == 2000);
+
+  CHECK(u.setxattr(roots, "user.a", "1").result == -EACCES);
+  CHECK(root.setxattr(roots, "user.a", "1", 2).result == -ENODATA);  // XATTR_REPLACE
+  CHECK(root.setxattr(roots, "user.a", "1").result == 0);
+  CHECK(root.setxattr(roots, "user.a", "2", 1).result == -EEXIST);  // XATTR_CREATE
+  CHECK(root.getattr(roots).inode->xattrs.at("user.a") == "1");
+  CHECK(root.removexattr(roots, "user.b").result == -ENODATA);
+  CHECK(root.setxattr(roots, "user.big", std::string(40000, 'x')).result == 0);
+  CHECK(root.setxattr(roots, "user.big2", std::string(30000, 'x')).result == -ENOSPC);
+  CHECK(root.removexattr(roots, "user.big").result == 0);
+  CHECK(root.setxattr(roots, "user.big2", std::string(30000, 'x')).result == 0);
+  CHECK(root.getattr(roots).inode->xattrs.size() == 2);
+}
+
+TEST_CASE("mds server: unsafe reply first, safe once durable, fsync waits", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  f.store.hold_durability(true);
+  uint64_t tid = a.send([](auto r) {
+    TestClient::fill_create(r, kRootIno, "f", fsproto::FileType::REGULAR, 0644, true);
+  });
+  auto first = a.reply(tid);
+  REQUIRE(first);
+  CHECK(first->unsafe);
+  CHECK(!first->safe);
+  uint64_t fs = a.send([](auto r) { r.initFsync().setIno(0); });
+  CHECK(!a.reply(tid, std::chrono::milliseconds(100)));
+  CHECK(!a.reply(fs, std::chrono::milliseconds(0)));
+  // A read is answered at once, and sees the unsafe change.
+  CHECK(a.lookup(kRootIno, "f").result == 0);
+  f.store.hold_durability(false);
+  auto safe = a.reply(tid);
+  REQUIRE(safe);
+  CHECK(safe->safe);
+  CHECK(safe->inode->ino == first->inode->ino);
+  auto fsync = a.reply(fs);
+  REQUIRE(fsync);
+  CHECK(fsync->result == 0);
+}
+
+TEST_CASE("mds server: replays are answered once, also after a failover", "[mds]") {
+  MemoryMetaStore store;
+  Logger log(STRATA_LOG_WARN);
+  uint64_t session = 0, tid = 0;
+  Ino ino = 0;
+  {
+    MdsServer srv(store, {}, log);
+    REQUIRE(srv.start(1).ok());
+    TestClient a(srv, "a");
+    REQUIRE(a.hello().first == 0);
+    session = a.session();
+    auto c = a.create(kRootIno, "once");
+    REQUIRE(c.result == 0);
+    ino = c.inode->ino;
+    tid = c.tid;
+    // A resend on the same MDS: the recorded reply, not a second create.
+    uint64_t again = a.send(
+        [](auto r) {
+          TestClient::fill_create(r, kRootIno, "once", fsproto::FileType::REGULAR, 0644, true);
+        },
+        tid, true);
+    auto dup = a.reply(again);
+    REQUIRE(dup);
+    CHECK(dup->result == 0);
+    CHECK(dup->inode->ino == ino);
+    REQUIRE(srv.stop().ok());
+  }
+  // A new incarnation on the same store: the session resumes.
+  MdsServer srv2(store, {}, log);
+  REQUIRE(srv2.start(2).ok());
+  TestClient a2(srv2, "a");
+  auto [err, committed] = a2.hello(session);
+  REQUIRE(err == 0);
+  CHECK(committed == tid);
+  uint64_t t = a2.send(
+      [](auto r) {
+        TestClient::fill_create(r, kRootIno, "once", fsproto::FileType::REGULAR, 0644, true);
+      },
+      tid, true);
+  auto r = a2.reply(t);
+  REQUIRE(r);
+  CHECK(r->result == 0);  // not EEXIST: it was already applied
+  CHECK(a2.readdir(kRootIno).entries.size() == 1);
+  TestClient stranger(srv2, "b");
+  CHECK(stranger.hello(999999).first == -ESTALE);
+  REQUIRE(srv2.stop().ok());
+}
+
+TEST_CASE("mds server: a change in a leased directory revokes first", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino dir = a.mkdir(kRootIno, "shared").inode->ino;
+  auto listing = a.readdir(dir);
+  REQUIRE(listing.leases.size() == 1);
+  uint64_t seq = listing.leases[0].seq;
+
+  uint64_t tid = b.send([&](auto r) {
+    TestClient::fill_create(r, dir, "new", fsproto::FileType::REGULAR, 0644, true);
+  });
+  auto rv = a.revoke();
+  REQUIRE(rv);
+  REQUIRE(rv->size() == 1);
+  CHECK((*rv)[0].first == dir);
+  CHECK(!b.reply(tid, std::chrono::milliseconds(0)));  // B waits for A's release
+  // B's reads of other things are not held up... but its own later requests stay in order.
+  a.release({{dir, seq}});
+  auto r = b.reply(tid);
+  REQUIRE(r);
+  CHECK(r->result == 0);
+  // A's own changes never revoke its own lease.
+  auto again = a.readdir(dir);
+  REQUIRE(again.leases.size() == 1);
+  REQUIRE(a.create(dir, "mine").result == 0);
+  CHECK(!a.revoke(std::chrono::milliseconds(0)));
+}
+
+TEST_CASE("mds server: a silent lease holder holds others up only until expiry", "[mds]") {
+  Fixture f(short_leases(200));
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino dir = a.mkdir(kRootIno, "d").inode->ino;
+  REQUIRE(a.readdir(dir).leases.size() == 1);
+  uint64_t tid = b.send([&](auto r) {
+    TestClient::fill_create(r, dir, "x", fsproto::FileType::REGULAR, 0644, true);
+  });
+  REQUIRE(a.revoke());  // and A never answers
+  auto r = b.reply(tid);
+  REQUIRE(r);
+  CHECK(r->result == 0);
+}
+
+TEST_CASE("mds server: open files revoke writers, unlinked open files purge on close", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino ino = a.create(kRootIno, "f").inode->ino;
+  auto wr = a.open(ino, O_RDWR, LeaseKind::FILE_WRITE);
+  REQUIRE(wr.result == 0);
+  REQUIRE(wr.leases.size() == 1);
+  uint64_t tid = b.send([&](auto r) {
+    auto q = r.initOpen();
+    q.setIno(ino);
+    q.setFlags(O_RDONLY);
+    q.setWantLease(LeaseKind::FILE_READ);
+  });
+  REQUIRE(a.revoke());
+  // A flushes its size with the release; B's open sees it.
+  {
+    capnp::MallocMessageBuilder mb;
+    auto rel = mb.initRoot<fsproto::Release>();
+    auto ls = rel.initLeases(1);
+    ls[0].setIno(ino);
+    ls[0].setSeq(wr.leases[0].seq);
+    auto fl = rel.initFlushed(1);
+    fl[0].setIno(ino);
+    fl[0].initAttr().setMask(fsproto::SetAttr::MASK_SIZE);
+    fl[0].getAttr().setSize(12345);
+    f.server->handle(a.link(), msg::make_message(fsproto::MSG_RELEASE, mb));
+  }
+  auto r = b.reply(tid);
+  REQUIRE(r);
+  REQUIRE(r->result == 0);
+  CHECK(r->inode->size == 12345);
+  REQUIRE(r->leases.size() == 1);
+  // B has it open; A unlinks it: to the stray directory, purged at B's close.
+  REQUIRE(a.unlink(kRootIno, "f").result == 0);
+  CHECK(f.store.purges().empty());
+  b.release({{ino, r->leases[0].seq}});
+  f.store.flush();
+  REQUIRE(f.store.purges().size() == 1);
+  CHECK(f.store.purges()[0].ino == ino);
+  CHECK(f.store.purges()[0].size == 12345);
+}
+
+TEST_CASE("mds server: locks across sessions, waiting locks granted on unlock", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino ino = a.create(kRootIno, "locked").inode->ino;
+  uint64_t t1 = a.send_setlock(ino, LockType::WRITE, 0, 100, false);
+  REQUIRE(a.reply(t1)->result == 0);
+  uint64_t t2 = b.send_setlock(ino, LockType::WRITE, 50, 10, false);
+  CHECK(b.reply(t2)->result == -EAGAIN);
+  uint64_t t3 = b.send_setlock(ino, LockType::READ, 100, 10, false);  // no overlap
+  CHECK(b.reply(t3)->result == 0);
+  auto gl = b.getlock(ino, LockType::WRITE, 0, 0);
+  CHECK(gl.lock_type == LockType::WRITE);
+  CHECK(a.getlock(ino, LockType::WRITE, 0, 50).lock_type == LockType::UNLOCK);  // its own
+  uint64_t wait = b.send_setlock(ino, LockType::WRITE, 0, 10, true);
+  CHECK(!b.reply(wait, std::chrono::milliseconds(0)));
+  uint64_t un = a.send_setlock(ino, LockType::UNLOCK, 0, 0, false);
+  REQUIRE(a.reply(un)->result == 0);
+  CHECK(b.lock_granted(wait));
+  CHECK(b.reply(wait)->result == 0);
+  // A session's locks go with it.
+  uint64_t t4 = a.send_setlock(ino, LockType::WRITE, 0, 10, false);
+  CHECK(a.reply(t4)->result == -EAGAIN);
+  b.goodbye();
+  uint64_t t5 = a.send_setlock(ino, LockType::WRITE, 0, 10, false);
+  CHECK(a.reply(t5)->result == 0);
+}
+
+TEST_CASE("mds server: a tiny cache evicts and stays correct", "[mds]") {
+  MdsServerOptions o;
+  o.cache_limit_bytes = 4096;
+  Fixture f(o);
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  std::vector<Ino> dirs;
+  for (int d = 0; d < 5; ++d) dirs.push_back(a.mkdir(kRootIno, "d" + std::to_string(d)).inode->ino);
+  for (int d = 0; d < 5; ++d)
+    for (int i = 0; i < 40; ++i)
+      REQUIRE(a.create(dirs[d], "f" + std::to_string(i), true, 0600 + i % 8).result == 0);
+  REQUIRE(a.rename(dirs[0], "f1", dirs[4], "moved").result == 0);
+  for (int d = 0; d < 5; ++d)
+    for (int i = 0; i < 40; ++i) {
+      auto l = a.lookup(dirs[d], "f" + std::to_string(i));
+      if (d == 0 && i == 1) {
+        CHECK(l.result == -ENOENT);
+        continue;
+      }
+      REQUIRE(l.result == 0);
+      CHECK(l.inode->mode == uint32_t(0600 + i % 8));
+      CHECK(a.getattr(l.inode->ino).result == 0);
+    }
+  CHECK(a.lookup(dirs[4], "moved").result == 0);
+  auto st = f.server->stats();
+  CHECK(st.cache_bytes <= 4096);
+  CHECK(st.cache_evictions > 0);
+  CHECK(st.sessions == 1);
+}
+
+TEST_CASE("mds server: fenced by a newer incarnation, it stops", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  f.store.fence();
+  a.send([](auto r) {
+    TestClient::fill_create(r, kRootIno, "late", fsproto::FileType::REGULAR, 0644, true);
+  });
+  f.store.flush();
+  CHECK(f.fenced);
+  CHECK(f.server->fenced());
+}
+
+TEST_CASE("mds server: batches are refused per request", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  capnp::MallocMessageBuilder b;
+  auto reqs = b.initRoot<fsproto::Batch>().initRequests(2);
+  reqs[0].setTid(1);
+  reqs[1].setTid(2);
+  f.server->handle(a.link(), msg::make_message(fsproto::MSG_BATCH, b));
+  auto m = a.inbox().take([](const msg::Message &x) { return x.type == fsproto::MSG_BATCH_REPLY; },
+                          TestClient::kWait);
+  REQUIRE(m);
+  (void)msg::read_message<fsproto::BatchReply>(*m, "BatchReply", [](fsproto::BatchReply::Reader r) {
+    CHECK(r.getReplies().size() == 2);
+    CHECK(r.getReplies()[0].getResult() == -EOPNOTSUPP);
+    return Status::OK();
+  });
+}
+
+}  // namespace
+}  // namespace strata::mds::test
