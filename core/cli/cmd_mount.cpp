@@ -169,6 +169,9 @@ int serve(const MountArgs &a, const StopSignals &signals, int ready) {
     char ok = 'K';
     (void)!::write(ready, &ok, 1);
     ::close(ready);
+    // Relative paths (--conf) were read already; keep no directory busy.
+    if (::chdir("/") != 0) {
+    }
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);
@@ -213,8 +216,6 @@ int daemonize_and_serve(const MountArgs &a) {
   }
   ::close(fds[0]);
   ::setsid();
-  if (::chdir("/") != 0) {
-  }
   StopSignals signals;
   if (signals.fd() < 0) return fail(kMount, Status::Error(errno, "signalfd failed"));
   return serve(a, signals, fds[1]);
