@@ -21,6 +21,7 @@
 
 #include "cli/cmd_client_common.h"
 #include "cli/commands.h"
+#include "cli/frontend_support.h"
 #include "client/client_api_table.h"
 #include "client/client_settings.h"
 #include "common/log.h"
@@ -53,41 +54,7 @@ void print_usage(std::FILE *out) {
   std::fputs(common_options_help(), out);
 }
 
-// The signals that stop the frontend, and SIGUSR1 (report). Blocked in
-// every thread and read from a signalfd by the controlling thread only.
-class StopSignals {
- public:
-  StopSignals() {
-    sigemptyset(&set_);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&set_, s);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    std::signal(SIGPIPE, SIG_IGN);
-    fd_ = signalfd(-1, &set_, SFD_CLOEXEC);
-  }
-  ~StopSignals() {
-    if (fd_ >= 0) ::close(fd_);
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  StopSignals(const StopSignals &) = delete;
-  StopSignals &operator=(const StopSignals &) = delete;
-
-  int fd() const { return fd_; }
-  // The next pending signal, 0 if none.
-  int take() const {
-    signalfd_siginfo info{};
-    ssize_t n = ::read(fd_, &info, sizeof info);
-    return n == sizeof info ? int(info.ssi_signo) : 0;
-  }
-
- private:
-  sigset_t set_{}, old_{};
-  int fd_ = -1;
-};
-
-struct SplitSets {
-  host::PluginOptions plugin;       // declared by the plugin
-  std::vector<std::string> client;  // everything else, "key=value"
-};
+}  // namespace
 
 // --set key=value goes to the plugin when it declares the key, else to the
 // client's config when the client knows it; anything else is a usage error.
@@ -117,7 +84,7 @@ Result<SplitSets> split_sets(const host::Plugin &p, const std::vector<std::strin
 
 // The plugin_path the client config gives (the file, its sections, --set),
 // "" when none: read through a cluster handle that is never connected.
-Result<std::string> configured_plugin_path(const CommonOptions &o) {
+static Result<std::string> configured_plugin_path(const CommonOptions &o) {
   for (const std::string &s : o.sets)
     if (s.rfind("plugin_path=", 0) == 0) return s.substr(std::strlen("plugin_path="));
   strata_cluster_args a{};
@@ -144,7 +111,7 @@ Result<host::Plugin> find_frontend(const CommonOptions &o, const std::string &pl
   return registry.find(STRATA_KIND_FRONTEND, plugin);
 }
 
-const char *type_name(uint32_t type) {
+static const char *type_name(uint32_t type) {
   switch (type) {
     case STRATA_OPT_INT:
       return "int";
@@ -173,7 +140,7 @@ void print_plugin_options(const host::Plugin &p) {
 }
 
 // SIGUSR1: the status and the metrics, on stdout.
-void report_status(const host::FrontendInstance &fe, OutputFormat format, Logger &log) {
+static void report_status(const host::FrontendInstance &fe, OutputFormat format, Logger &log) {
   bool json = format != OutputFormat::kText;
   auto status = fe.status(json ? STRATA_FRONTEND_STATUS_JSON : STRATA_FRONTEND_STATUS_LINE);
   auto metrics = fe.metrics();
@@ -207,6 +174,8 @@ int wait_for_stop(const StopSignals &signals, const host::FrontendInstance &fe, 
     }
   }
 }
+
+namespace {
 
 int run(const CommonOptions &o, const std::string &plugin_arg, const StopSignals &signals) {
   auto plugin = find_frontend(o, plugin_arg);

@@ -150,6 +150,10 @@ const std::vector<Command> &command_registry() {
       {"frontend", "frontend plugins", nullptr, kNoTraits},
       {"frontend run", "run a frontend plugin (--plugin NAME) until SIGINT/SIGTERM", cmd_frontend,
        kReports | kNeedsCluster | kOwnSetKeys},
+      {"mount", "mount a filesystem through FUSE (--fs NAME), in the background", cmd_mount,
+       kReports | kNeedsCluster | kOwnSetKeys},
+      {"umount", "unmount a `strata mount` and wait for its process to finish", cmd_umount,
+       kNoTraits},
   };
   return table;
 }

@@ -31,4 +31,8 @@ int cmd_auth(std::vector<std::string> args);       // `strata auth ls|add|rm`
 // Running a frontend plugin on a cluster connection (cmd_frontend.cpp).
 int cmd_frontend(std::vector<std::string> args);  // `strata frontend run --plugin NAME`
 
+// The filesystem through the fuse frontend (cmd_mount.cpp).
+int cmd_mount(std::vector<std::string> args);   // `strata mount MOUNTPOINT --fs NAME`
+int cmd_umount(std::vector<std::string> args);  // `strata umount MOUNTPOINT`
+
 }  // namespace strata::cli

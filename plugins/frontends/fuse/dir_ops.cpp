@@ -1,0 +1,212 @@
+// Filesystem: directory listing (a snapshot per opendir, from the cache of
+// a complete directory or else read from the MDS in pages) and xattrs.
+#include <sys/xattr.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "filesystem.h"
+#include "proto_convert.h"
+
+namespace strata::fuse {
+
+namespace {
+
+// What one opendir lists: taken at the first readdir, served by offset.
+struct DirSnapshot {
+  bool filled = false;
+  struct Item {
+    std::string name;
+    DirEntry entry;
+  };
+  std::vector<Item> items;  // "." and ".." first
+};
+
+DirSnapshot *snapshot(fuse_file_info *fi) { return reinterpret_cast<DirSnapshot *>(fi->fh); }
+
+constexpr uint32_t kPageEntries = 1024;
+
+}  // namespace
+
+void Filesystem::opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
+  counters_.count(Op::kOpendir);
+  InodeAttr a;
+  double valid = 0;
+  if (int err = attr_of(req, to_mds(ino), &a, &valid); err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  if (a.type != FileType::kDirectory) {
+    fuse_reply_err(req, ENOTDIR);
+    return;
+  }
+  fi->fh = reinterpret_cast<uint64_t>(new DirSnapshot);
+  if (fuse_reply_open(req, fi) != 0) delete snapshot(fi);
+}
+
+void Filesystem::releasedir(fuse_req_t req, fuse_file_info *fi) {
+  counters_.count(Op::kReleasedir);
+  delete snapshot(fi);
+  fuse_reply_err(req, 0);
+}
+
+void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info *fi,
+                         bool plus) {
+  counters_.count(Op::kReaddir);
+  uint64_t dir = to_mds(ino);
+  DirSnapshot *snap = snapshot(fi);
+  if (!snap->filled || off == 0) {
+    snap->items.clear();
+    snap->items.push_back({".", DirEntry{dir, FileType::kDirectory}});
+    snap->items.push_back({"..", DirEntry{0, FileType::kDirectory}});
+    if (auto listed = cache_.list(dir, now_ms())) {
+      counters_.cache_hit();
+      for (auto &[name, e] : *listed) snap->items.push_back({name, e});
+    } else {
+      std::string after;
+      for (;;) {
+        int err = 0;
+        auto reply = request(
+            req,
+            [&](fsproto::Request::Builder r) {
+              auto d = r.initReaddir();
+              d.setIno(dir);
+              d.setAfter(
+                  kj::arrayPtr(reinterpret_cast<const kj::byte *>(after.data()), after.size()));
+              d.setMaxEntries(kPageEntries);
+            },
+            &err);
+        if (err < 0) {
+          fuse_reply_err(req, -err);
+          return;
+        }
+        auto r = reply->root<fsproto::Reply>();
+        for (auto d : r.getEntries()) {
+          auto n = d.getName();
+          std::string name(reinterpret_cast<const char *>(n.begin()), n.size());
+          DirEntry e{d.getInode().getIno(), FileType(uint8_t(d.getInode().getType()))};
+          cache_.put_entry(dir, name, e);
+          snap->items.push_back({name, e});
+          after = name;
+        }
+        if (r.getEnd() || r.getEntries().size() == 0) break;
+      }
+      // Every entry is in the cache now (if a lease covers the directory).
+      cache_.mark_complete(dir);
+    }
+    snap->filled = true;
+  }
+  std::vector<char> buf(size);
+  size_t used = 0;
+  for (size_t i = size_t(off); i < snap->items.size(); ++i) {
+    const auto &item = snap->items[i];
+    const bool dot = item.name == "." || item.name == "..";
+    size_t n = 0;
+    if (plus) {
+      fuse_entry_param e;
+      std::memset(&e, 0, sizeof e);
+      std::optional<std::pair<InodeAttr, int64_t>> cached;
+      if (!dot) cached = cache_.inode(item.entry.ino, now_ms());
+      if (cached) {
+        InodeAttr a = cached->first;
+        overlay_local(&a);
+        e = entry_of(a, double(cached->second) / 1000.0);
+      } else {
+        // No attributes at hand: a plain entry the kernel looks up itself.
+        e.attr.st_ino = dot ? ino : item.entry.ino;
+        e.attr.st_mode = type_bits(item.entry.type);
+      }
+      n = fuse_add_direntry_plus(req, buf.data() + used, size - used, item.name.c_str(), &e,
+                                 off_t(i + 1));
+      if (n > size - used) break;
+      if (e.ino != 0) inodes_.looked_up(item.entry.ino);
+    } else {
+      struct stat st;
+      std::memset(&st, 0, sizeof st);
+      st.st_ino = dot ? ino : to_fuse(item.entry.ino);
+      st.st_mode = type_bits(item.entry.type);
+      n = fuse_add_direntry(req, buf.data() + used, size - used, item.name.c_str(), &st,
+                            off_t(i + 1));
+      if (n > size - used) break;
+    }
+    used += n;
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void Filesystem::setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                          size_t size, int flags) {
+  counters_.count(Op::kSetxattr);
+  if (std::strlen(name) > XATTR_NAME_MAX) {
+    fuse_reply_err(req, ERANGE);
+    return;
+  }
+  int err = 0;
+  request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto x = r.initSetxattr();
+        x.setIno(to_mds(ino));
+        x.setName(name);
+        x.setValue(kj::arrayPtr(reinterpret_cast<const kj::byte *>(value), size));
+        x.setFlags(uint32_t(flags));
+      },
+      &err);
+  fuse_reply_err(req, -err);
+}
+
+void Filesystem::getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size) {
+  counters_.count(Op::kGetxattr);
+  InodeAttr a;
+  double valid = 0;
+  if (int err = attr_of(req, to_mds(ino), &a, &valid); err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  for (const auto &[n, v] : a.xattrs) {
+    if (n != name) continue;
+    if (size == 0)
+      fuse_reply_xattr(req, v.size());
+    else if (size < v.size())
+      fuse_reply_err(req, ERANGE);
+    else
+      fuse_reply_buf(req, v.data(), v.size());
+    return;
+  }
+  fuse_reply_err(req, ENODATA);
+}
+
+void Filesystem::listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  counters_.count(Op::kListxattr);
+  InodeAttr a;
+  double valid = 0;
+  if (int err = attr_of(req, to_mds(ino), &a, &valid); err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  std::string names;
+  for (const auto &[n, v] : a.xattrs) names.append(n).push_back('\0');
+  if (size == 0)
+    fuse_reply_xattr(req, names.size());
+  else if (size < names.size())
+    fuse_reply_err(req, ERANGE);
+  else
+    fuse_reply_buf(req, names.data(), names.size());
+}
+
+void Filesystem::removexattr(fuse_req_t req, fuse_ino_t ino, const char *name) {
+  counters_.count(Op::kRemovexattr);
+  int err = 0;
+  request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto x = r.initRemovexattr();
+        x.setIno(to_mds(ino));
+        x.setName(name);
+      },
+      &err);
+  fuse_reply_err(req, -err);
+}
+
+}  // namespace strata::fuse

@@ -1,0 +1,473 @@
+// Filesystem: open files, their data (FileData) and the size the client
+// keeps under a fileWrite lease, fsync, byte-range and flock locks,
+// fallocate.
+//
+// O_APPEND: with the writeback cache the kernel places appends itself
+// (libfuse: "the kernel will handle O_APPEND"), which is right only if
+// every change of the file comes through this kernel. A writer holds the
+// exclusive fileWrite lease, so it does; writes carry the offset the
+// kernel chose and O_APPEND is not looked at here.
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "filesystem.h"
+#include "proto_convert.h"
+
+namespace strata::fuse {
+
+namespace {
+
+Time wall_now() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return Time{ts.tv_sec, uint32_t(ts.tv_nsec)};
+}
+
+bool writes(int flags) { return (flags & O_ACCMODE) != O_RDONLY; }
+
+}  // namespace
+
+void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
+  counters_.count(Op::kOpen);
+  uint64_t m = to_mds(ino);
+  auto want = writes(fi->flags) ? fsproto::LeaseKind::FILE_WRITE : fsproto::LeaseKind::FILE_READ;
+  int err = 0;
+  auto reply = request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto o = r.initOpen();
+        o.setIno(m);
+        o.setFlags(uint32_t(fi->flags));
+        o.setWantLease(want);
+      },
+      &err);
+  if (err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  auto r = reply->root<fsproto::Reply>();
+  InodeAttr a = to_attr(r.getInode());
+  uint32_t granted = 0;
+  uint64_t seq = 0;
+  for (auto l : r.getLeases())
+    if (l.getIno() == m) granted = uint32_t(l.getKind()), seq = l.getSeq();
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    OpenFile &f = open_[m];
+    // The page cache may stay if the file did not change since we last
+    // had it open and a lease keeps others from changing it.
+    fi->keep_cache = f.openers > 0 || (f.version == a.version && granted != 0);
+    ++f.openers;
+    f.version = a.version;
+    f.layout = FileLayout{m, a.data_pool, a.object_size};
+    if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
+    if (!f.dirty) f.size = a.size, f.mtime = a.mtime, f.ctime = a.ctime;
+  }
+  fi->fh = 0;
+  if (fuse_reply_open(req, fi) != 0) release(nullptr, ino);
+}
+
+void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                        fuse_file_info *fi) {
+  counters_.count(Op::kCreate);
+  if (std::strlen(name) > 255) {
+    fuse_reply_err(req, ENAMETOOLONG);
+    return;
+  }
+  uint64_t dir = to_mds(parent);
+  int err = 0;
+  auto reply = request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto c = r.initCreate();
+        c.setParent(dir);
+        c.setName(kj::arrayPtr(reinterpret_cast<const kj::byte *>(name), std::strlen(name)));
+        c.setType(fsproto::FileType::REGULAR);
+        c.setMode(mode & 07777);
+        c.setExclusive((fi->flags & O_EXCL) != 0);
+        c.setWantLease(fsproto::LeaseKind::FILE_WRITE);
+        c.setUmask(fuse_req_ctx(req)->umask);
+      },
+      &err);
+  if (err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  auto r = reply->root<fsproto::Reply>();
+  InodeAttr a = to_attr(r.getInode());
+  cache_.created(dir, name, DirEntry{a.ino, a.type});
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    OpenFile &f = open_[a.ino];
+    ++f.openers;
+    f.version = a.version;
+    f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
+    for (auto l2 : r.getLeases())
+      if (l2.getIno() == a.ino) f.lease_kind = uint32_t(l2.getKind()), f.lease_seq = l2.getSeq();
+    if (!f.dirty) f.size = a.size, f.mtime = a.mtime, f.ctime = a.ctime;
+  }
+  InodeAttr local = a;
+  overlay_local(&local);
+  fuse_entry_param e = entry_of(local, valid_seconds(a.ino));
+  inodes_.looked_up(a.ino);
+  fi->fh = 0;
+  if (fuse_reply_create(req, &e, fi) != 0) {
+    inodes_.forget(a.ino, 1);
+    release(nullptr, e.ino);
+  }
+}
+
+void Filesystem::read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off) {
+  counters_.count(Op::kRead);
+  uint64_t m = to_mds(ino);
+  FileLayout layout;
+  uint64_t file_size = 0;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (it == open_.end()) {
+      fuse_reply_err(req, EBADF);
+      return;
+    }
+    layout = it->second.layout;
+    file_size = it->second.size;
+  }
+  if (!data_) {
+    fuse_reply_err(req, EIO);
+    return;
+  }
+  std::vector<char> buf(size);
+  int64_t n = data_->read(layout, file_size, uint64_t(off), size, buf.data());
+  if (n < 0)
+    fuse_reply_err(req, int(-n));
+  else
+    fuse_reply_buf(req, buf.data(), size_t(n));
+}
+
+void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off) {
+  counters_.count(Op::kWrite);
+  uint64_t m = to_mds(ino);
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (it == open_.end()) {
+      fuse_reply_err(req, EBADF);
+      return;
+    }
+    layout = it->second.layout;
+  }
+  if (!data_) {
+    fuse_reply_err(req, EIO);
+    return;
+  }
+  int64_t n = data_->write(layout, uint64_t(off), buf, size);
+  if (n < 0) {
+    fuse_reply_err(req, int(-n));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    OpenFile &f = open_[m];
+    f.size = std::max<uint64_t>(f.size, uint64_t(off) + uint64_t(n));
+    f.mtime = f.ctime = wall_now();
+    f.dirty = true;
+  }
+  fuse_reply_write(req, size_t(n));
+}
+
+int Filesystem::report_size(fuse_req_t req, uint64_t ino) {
+  uint64_t size = 0;
+  Time mtime, ctime;
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end() || !it->second.dirty) return 0;
+    size = it->second.size;
+    mtime = it->second.mtime;
+    ctime = it->second.ctime;
+    layout = it->second.layout;
+  }
+  int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
+  int err = 0;
+  request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto s = r.initSetattr();
+        s.setIno(ino);
+        auto a = s.initAttr();
+        uint32_t mask = fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME |
+                        fsproto::SetAttr::MASK_CTIME;
+        a.setSize(size);
+        fill_time(a.initMtime(), mtime);
+        fill_time(a.initCtime(), ctime);
+        if (blocks >= 0) {
+          mask |= fsproto::SetAttr::MASK_BLOCKS;
+          a.setBlocks(uint64_t(blocks));
+        }
+        a.setMask(mask);
+      },
+      &err);
+  if (err == 0) {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    // Still the same size: nothing written meanwhile.
+    if (it != open_.end() && it->second.size == size) it->second.dirty = false;
+  }
+  return err;
+}
+
+void Filesystem::flush(fuse_req_t req, fuse_ino_t ino) {
+  counters_.count(Op::kFlush);
+  uint64_t m = to_mds(ino);
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (it == open_.end()) {
+      fuse_reply_err(req, 0);
+      return;
+    }
+    layout = it->second.layout;
+  }
+  // close(2) reports write-out errors; close-to-open: the size goes to
+  // the MDS now, not only when the lease is revoked.
+  int err = data_ ? data_->flush(layout) : 0;
+  if (err == 0) err = report_size(req, m);
+  fuse_reply_err(req, -err);
+}
+
+void Filesystem::release(fuse_req_t req, fuse_ino_t ino) {
+  if (req) counters_.count(Op::kRelease);
+  uint64_t m = to_mds(ino);
+  bool last = false;
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (it != open_.end() && it->second.openers > 0) last = --it->second.openers == 0;
+    if (it != open_.end()) layout = it->second.layout;
+  }
+  if (last && data_) {
+    // Buffers go; the lease stays until revoked or expired (a reopen is
+    // then free).
+    data_->flush(layout);
+    report_size(nullptr, m);
+    data_->forget(m);
+  }
+  if (req) fuse_reply_err(req, 0);
+}
+
+void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
+  counters_.count(directory ? Op::kFsyncdir : Op::kFsync);
+  uint64_t m = to_mds(ino);
+  int err = 0;
+  if (!directory) {
+    FileLayout layout;
+    bool open = false;
+    {
+      std::lock_guard<std::mutex> l(open_mu_);
+      auto it = open_.find(m);
+      if (it != open_.end()) open = true, layout = it->second.layout;
+    }
+    if (open && data_) err = data_->flush(layout);
+    if (err == 0) err = report_size(req, m);
+  }
+  if (err == 0)
+    request(
+        req, [&](fsproto::Request::Builder r) { r.initFsync().setIno(m); }, &err);
+  fuse_reply_err(req, -err);
+}
+
+int Filesystem::lock_request(fuse_req_t req, uint64_t ino, uint32_t kind, uint32_t type,
+                             uint64_t start, uint64_t length, uint64_t owner, uint32_t pid,
+                             bool wait) {
+  int err = 0;
+  auto reply = request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto s = r.initSetlock();
+        s.setIno(ino);
+        s.setWait(wait);
+        auto l = s.initLock();
+        l.setKind(fsproto::LockKind(uint16_t(kind)));
+        l.setType(fsproto::LockType(uint16_t(type)));
+        l.setStart(start);
+        l.setLength(length);
+        l.setOwner(owner);
+        l.setPid(pid);
+      },
+      &err);
+  // A waiting lock the MDS queued: it answers -EINPROGRESS now and sends
+  // LockGranted{tid} later. The worker waits (the loop is multi-threaded,
+  // so others go on) until then or until the caller is interrupted.
+  if (!(wait && err == -EINPROGRESS && reply)) return err;
+  uint64_t tid = reply->root<fsproto::Reply>().getTid();
+  std::unique_lock<std::mutex> l(lock_mu_);
+  for (;;) {
+    if (granted_.erase(tid)) return 0;
+    if (req && fuse_req_interrupted(req)) break;
+    lock_cv_.wait_for(l, std::chrono::milliseconds(200));
+  }
+  l.unlock();
+  // Interrupted: withdraw the waiting request (an unlock of the range).
+  lock_request(nullptr, ino, kind, uint32_t(fsproto::LockType::UNLOCK), start, length, owner, pid,
+               false);
+  return -EINTR;
+}
+
+void Filesystem::handle_lock_granted(fsproto::LockGranted::Reader granted) {
+  std::lock_guard<std::mutex> l(lock_mu_);
+  granted_[granted.getTid()] = true;
+  lock_cv_.notify_all();
+}
+
+namespace {
+uint32_t lock_type(short t) {
+  return t == F_RDLCK   ? uint32_t(fsproto::LockType::READ)
+         : t == F_WRLCK ? uint32_t(fsproto::LockType::WRITE)
+                        : uint32_t(fsproto::LockType::UNLOCK);
+}
+}  // namespace
+
+void Filesystem::getlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struct flock *lock) {
+  counters_.count(Op::kGetlk);
+  int err = 0;
+  auto reply = request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto g = r.initGetlock();
+        g.setIno(to_mds(ino));
+        auto l = g.initLock();
+        l.setKind(fsproto::LockKind::POSIX);
+        l.setType(fsproto::LockType(uint16_t(lock_type(lock->l_type))));
+        l.setStart(uint64_t(lock->l_start));
+        l.setLength(uint64_t(lock->l_len));
+        l.setOwner(fi->lock_owner);
+        l.setPid(uint32_t(lock->l_pid));
+      },
+      &err);
+  if (err < 0) {
+    fuse_reply_err(req, -err);
+    return;
+  }
+  auto c = reply->root<fsproto::Reply>().getLock();
+  struct flock out = *lock;
+  switch (c.getType()) {
+    case fsproto::LockType::READ:
+      out.l_type = F_RDLCK;
+      break;
+    case fsproto::LockType::WRITE:
+      out.l_type = F_WRLCK;
+      break;
+    default:
+      out.l_type = F_UNLCK;
+      break;
+  }
+  if (out.l_type != F_UNLCK) {
+    out.l_start = off_t(c.getStart());
+    out.l_len = off_t(c.getLength());
+    out.l_pid = pid_t(c.getPid());
+    out.l_whence = SEEK_SET;
+  }
+  fuse_reply_lock(req, &out);
+}
+
+void Filesystem::setlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struct flock *lock,
+                       bool sleep) {
+  counters_.count(Op::kSetlk);
+  int err = lock_request(req, to_mds(ino), uint32_t(fsproto::LockKind::POSIX),
+                         lock_type(lock->l_type), uint64_t(lock->l_start), uint64_t(lock->l_len),
+                         fi->lock_owner, uint32_t(lock->l_pid), sleep);
+  fuse_reply_err(req, -err);
+}
+
+void Filesystem::flock(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, int op) {
+  counters_.count(Op::kFlock);
+  uint32_t type = (op & LOCK_SH)   ? uint32_t(fsproto::LockType::READ)
+                  : (op & LOCK_EX) ? uint32_t(fsproto::LockType::WRITE)
+                                   : uint32_t(fsproto::LockType::UNLOCK);
+  const fuse_ctx *ctx = fuse_req_ctx(req);
+  int err = lock_request(req, to_mds(ino), uint32_t(fsproto::LockKind::FLOCK), type, 0, 0,
+                         fi->lock_owner, uint32_t(ctx->pid), !(op & LOCK_NB));
+  fuse_reply_err(req, err == -EAGAIN ? EWOULDBLOCK : -err);
+}
+
+void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len) {
+  counters_.count(Op::kFallocate);
+  uint64_t m = to_mds(ino);
+  FileLayout layout;
+  uint64_t size = 0;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (it == open_.end()) {
+      fuse_reply_err(req, EBADF);
+      return;
+    }
+    layout = it->second.layout;
+    size = it->second.size;
+  }
+  if (!data_) {
+    fuse_reply_err(req, EIO);
+    return;
+  }
+  uint64_t end = uint64_t(off) + uint64_t(len);
+  if (mode == 0) {
+    // Objects are allocated on write: reserving means growing the size.
+    if (end > size) {
+      std::lock_guard<std::mutex> l(open_mu_);
+      OpenFile &f = open_[m];
+      f.size = std::max(f.size, end);
+      f.mtime = f.ctime = wall_now();
+      f.dirty = true;
+    }
+    fuse_reply_err(req, 0);
+    return;
+  }
+  if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
+    uint64_t stop = std::min(end, size);
+    int err = stop > uint64_t(off) ? data_->zero(layout, uint64_t(off), stop - uint64_t(off)) : 0;
+    fuse_reply_err(req, -err);
+    return;
+  }
+  fuse_reply_err(req, EOPNOTSUPP);
+}
+
+int Filesystem::flush_everything(std::string *why) {
+  std::vector<uint64_t> dirty;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    for (auto &[ino, f] : open_)
+      if (f.dirty) dirty.push_back(ino);
+  }
+  int first = 0;
+  if (data_) {
+    if (int err = data_->flush_all(); err < 0) {
+      first = err;
+      *why = std::string("file data could not be written out: ") + std::strerror(-err);
+    }
+  }
+  for (uint64_t ino : dirty)
+    if (int err = report_size(nullptr, ino); err < 0 && first == 0) {
+      first = err;
+      *why = "the size of inode " + std::to_string(ino) +
+             " could not be reported: " + std::strerror(-err);
+    }
+  int err = 0;
+  request(
+      nullptr, [&](fsproto::Request::Builder r) { r.initFsync().setIno(0); }, &err);
+  if (err < 0 && first == 0) {
+    first = err;
+    *why = std::string("the MDS did not make the session's changes safe: ") + std::strerror(-err);
+  }
+  return first;
+}
+
+}  // namespace strata::fuse

@@ -1,0 +1,150 @@
+// The fuse client's filesystem: the low-level FUSE operations answered
+// from the lease cache where the leases allow, else by one MDS request;
+// file data through FileData. fuse_ops.cpp binds these methods to libfuse's
+// fuse_lowlevel_ops; revoke_worker.cpp answers the MDS's Revokes.
+//
+// Inode numbers are the MDS's, except that the mounted root is FUSE's 1.
+//
+// Threading: every op runs on a FUSE worker thread, many at once; state
+// is behind the locks of its owners (LeaseCache, InodeTable, open_mu_).
+#pragma once
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "file_data.h"
+#include "inode_table.h"
+#include "lease_cache.h"
+#include "mds_client.h"
+#include "mount_settings.h"
+#include "op_counters.h"
+
+namespace strata::fuse {
+
+// A file's state while the kernel has it open here.
+struct OpenFile {
+  uint32_t openers = 0;
+  uint32_t lease_kind = 0;  // fsproto::LeaseKind
+  uint64_t lease_seq = 0;
+  uint64_t size = 0;  // authoritative while dirty (fileWrite)
+  Time mtime, ctime;
+  bool dirty = false;    // size/mtime changed here, not yet reported
+  uint64_t version = 0;  // the inode's version at the last open (keep_cache)
+  FileLayout layout;
+};
+
+class Filesystem {
+ public:
+  using LogFn = std::function<void(int level, const std::string &)>;
+  Filesystem(MdsClient &mds, FileData *data, const MountSettings &settings, LogFn log);
+
+  // After the Welcome: the mounted root.
+  void set_root(const InodeAttr &root);
+  // Where kernel invalidations go; null while unmounted.
+  void set_session(fuse_session *se);
+
+  // The ops (fuse_ops.cpp calls them).
+  void init(fuse_conn_info *conn);
+  void lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+  void forget(fuse_ino_t ino, uint64_t nlookup);
+  void getattr(fuse_req_t req, fuse_ino_t ino);
+  void setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, fuse_file_info *fi);
+  void readlink(fuse_req_t req, fuse_ino_t ino);
+  void make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev,
+            const char *symlink_target);
+  void unlink(fuse_req_t req, fuse_ino_t parent, const char *name, bool directory);
+  void rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+              const char *newname, unsigned int flags);
+  void link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
+  void open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi);
+  void create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, fuse_file_info *fi);
+  void read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off);
+  void write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off);
+  void flush(fuse_req_t req, fuse_ino_t ino);
+  void release(fuse_req_t req, fuse_ino_t ino);
+  void fsync(fuse_req_t req, fuse_ino_t ino, bool directory);
+  void opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi);
+  void readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info *fi,
+               bool plus);
+  void releasedir(fuse_req_t req, fuse_file_info *fi);
+  void statfs(fuse_req_t req, fuse_ino_t ino);
+  void setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size,
+                int flags);
+  void getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+  void listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+  void removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+  void access(fuse_req_t req, fuse_ino_t ino, int mask);
+  void getlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struct flock *lock);
+  void setlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struct flock *lock, bool sleep);
+  void flock(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, int op);
+  void fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len);
+
+  // The MDS's messages that are not replies (revoke_worker.cpp hands them
+  // in from its own thread, never a FUSE worker).
+  void handle_revoke(fsproto::Revoke::Reader revoke);
+  void handle_lock_granted(fsproto::LockGranted::Reader granted);
+
+  // Unmount: every file's data and size out, then everything safe.
+  int flush_everything(std::string *why);
+
+  OpCounters &counters() { return counters_; }
+  const LeaseCache &cache() const { return cache_; }
+  size_t known_inodes() const { return inodes_.size(); }
+  size_t open_files() const;
+
+  int64_t now_ms() const;
+
+ private:
+  uint64_t to_mds(fuse_ino_t ino) const { return ino == FUSE_ROOT_ID ? root_ino_ : ino; }
+  fuse_ino_t to_fuse(uint64_t ino) const { return ino == root_ino_ ? FUSE_ROOT_ID : ino; }
+
+  // One request to the MDS: fills the caller from req (may be null),
+  // waits for the first reply, stores what it returned (inodes, leases,
+  // entries) in the cache. Returns the reply, or null with *err.
+  std::shared_ptr<ReceivedMessage> request(
+      fuse_req_t req, const std::function<void(fsproto::Request::Builder)> &fill, int *err);
+  void absorb(fsproto::Reply::Reader r, int64_t sent_ms);
+  // Attributes of ino: cached under a lease, else a Getattr. Local size
+  // and mtime of a file written here override the MDS's.
+  int attr_of(fuse_req_t req, uint64_t ino, InodeAttr *out, double *valid_s);
+  void overlay_local(InodeAttr *a) const;
+  fuse_entry_param entry_of(const InodeAttr &a, double valid_s);
+  void reply_entry(fuse_req_t req, const InodeAttr &a);
+  double valid_seconds(uint64_t ino) const;
+  // Reports a file's dirty size/mtime with a setattr. 0 or -errno.
+  int report_size(fuse_req_t req, uint64_t ino);
+  int lock_request(fuse_req_t req, uint64_t ino, uint32_t kind, uint32_t type, uint64_t start,
+                   uint64_t length, uint64_t owner, uint32_t pid, bool wait);
+
+  MdsClient &mds_;
+  FileData *data_;  // null: no data path (every data op fails with EIO)
+  const MountSettings settings_;
+  LogFn log_;
+  uint64_t root_ino_ = 1;
+  LeaseCache cache_;
+  InodeTable inodes_;
+  OpCounters counters_;
+
+  std::mutex se_mu_;
+  fuse_session *se_ = nullptr;
+
+  mutable std::mutex open_mu_;
+  std::unordered_map<uint64_t, OpenFile> open_;
+
+  std::mutex lock_mu_;
+  std::condition_variable lock_cv_;
+  std::unordered_map<uint64_t, bool> granted_;  // by the SetLock's tid
+};
+
+}  // namespace strata::fuse

@@ -1,0 +1,54 @@
+// The attributes of one inode as the fuse client keeps them: a plain copy
+// of fsproto::Inode (sdk/proto/fs.capnp) that outlives the message it came
+// in, and its translation to struct stat for the kernel.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::fuse {
+
+// fsproto::FileType values (wire numbers).
+enum class FileType : uint8_t {
+  kUnknown = 0,
+  kRegular = 1,
+  kDirectory = 2,
+  kSymlink = 3,
+  kFifo = 4,
+  kSocket = 5,
+  kCharDevice = 6,
+  kBlockDevice = 7,
+};
+
+struct Time {
+  int64_t sec = 0;
+  uint32_t nsec = 0;
+};
+
+struct InodeAttr {
+  uint64_t ino = 0;
+  FileType type = FileType::kUnknown;
+  uint32_t mode = 0;  // permission bits only (& 07777)
+  uint32_t uid = 0, gid = 0, nlink = 0, rdev = 0;
+  uint64_t size = 0, blocks = 0, version = 0;
+  Time atime, mtime, ctime, btime;
+  std::string symlink_target;
+  uint32_t object_size = 4u << 20;
+  int64_t data_pool = -1;
+  std::vector<std::pair<std::string, std::string>> xattrs;  // name -> value
+};
+
+// S_IFREG, S_IFDIR... for a type; 0 for unknown.
+uint32_t type_bits(FileType t);
+// The type of st_mode's S_IFMT bits.
+FileType type_of_mode(uint32_t st_mode);
+
+// struct stat for the kernel (st_blksize: the object size, so that
+// `cp` and friends write whole objects).
+struct stat to_stat(const InodeAttr &a);
+
+}  // namespace strata::fuse

@@ -1,0 +1,111 @@
+// What the fuse client may answer without asking the MDS: directory
+// entries and inode attributes, each valid until its lease runs out
+// (docs/FILESYSTEM.md, "Sessions, leases"). A directory whose lease says
+// `complete` also answers negative lookups and readdir locally; the
+// client's own creates, unlinks and renames update the cache so that it
+// stays complete (a rename never drops it).
+//
+// Times are milliseconds of the caller's steady clock (the caller turns
+// the MDS's expiresMs into its own clock, minus a safety margin), so that
+// tests drive expiry without sleeping.
+//
+// Threading: every method locks; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "inode_attr.h"
+
+namespace strata::fuse {
+
+struct DirEntry {
+  uint64_t ino = 0;
+  FileType type = FileType::kUnknown;
+};
+
+// A lease as the cache keeps it (fsproto::LeaseKind numbers in kind).
+struct LeaseGrant {
+  uint32_t kind = 0;
+  uint64_t seq = 0;
+  int64_t expires_ms = 0;  // caller's clock
+};
+
+class LeaseCache {
+ public:
+  enum class Found { kMiss, kEntry, kNegative };
+  struct LookupResult {
+    Found found = Found::kMiss;
+    DirEntry entry;
+    int64_t valid_ms = 0;  // how long the answer stays true (entry timeout)
+  };
+
+  // An inode's attributes under its lease (a lease that ran out is a miss).
+  void put_inode(const InodeAttr &attr, const LeaseGrant &lease);
+  std::optional<std::pair<InodeAttr, int64_t>> inode(uint64_t ino, int64_t now_ms) const;
+  // The attributes changed under a lease the client still holds (its own
+  // setattr, or a local size change under fileWrite).
+  void update_inode(const InodeAttr &attr);
+
+  // A lease on directory `dir`: its entries may be cached until expiry.
+  // `complete`: every entry is (or will be, before the next lookup) in the
+  // cache. A new lease with a new seq starts from an empty listing unless
+  // it only extends the same seq.
+  void put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool complete);
+  // An entry the MDS sent (lookup, readdir). Ignored without a dir lease.
+  void put_entry(uint64_t dir, const std::string &name, DirEntry e);
+  // After a readdir reached the end under the lease: the listing is whole.
+  void mark_complete(uint64_t dir);
+
+  LookupResult lookup(uint64_t dir, const std::string &name, int64_t now_ms) const;
+  // The whole listing in name order, if the directory is complete and its
+  // lease runs.
+  std::optional<std::vector<std::pair<std::string, DirEntry>>> list(uint64_t dir,
+                                                                    int64_t now_ms) const;
+
+  // The client's own changes, as the MDS confirmed them: keep the cached
+  // directories true (and complete).
+  void created(uint64_t dir, const std::string &name, DirEntry e);
+  void removed(uint64_t dir, const std::string &name);
+  // flags: RENAME_NOREPLACE (1), RENAME_EXCHANGE (2).
+  void renamed(uint64_t dir, const std::string &name, uint64_t new_dir, const std::string &new_name,
+               uint32_t flags);
+
+  // The names cached in dir (the kernel entries to invalidate on revoke).
+  std::vector<std::string> names(uint64_t dir) const;
+
+  // A lease was revoked (or given up): forget what it covered.
+  void drop(uint64_t ino);
+  // Forgets every entry and inode whose lease ran out; returns how many.
+  size_t expire(int64_t now_ms);
+  void clear();
+
+  struct Counts {
+    size_t dirs = 0, entries = 0, inodes = 0, complete_dirs = 0;
+  };
+  Counts counts() const;
+
+ private:
+  struct CachedDir {
+    LeaseGrant lease;
+    bool complete = false;
+    std::map<std::string, DirEntry> entries;
+  };
+  struct CachedInode {
+    InodeAttr attr;
+    LeaseGrant lease;
+  };
+  const CachedDir *live_dir(uint64_t dir, int64_t now_ms) const;
+
+  mutable std::mutex mu_;
+  std::unordered_map<uint64_t, CachedDir> dirs_;
+  std::unordered_map<uint64_t, CachedInode> inodes_;
+};
+
+}  // namespace strata::fuse

@@ -1,0 +1,135 @@
+// The fuse client's side of the MDS protocol (sdk/proto/fs.capnp): the
+// session handshake (Hello/Welcome), requests matched to replies by tid,
+// and the unsafe/safe bookkeeping that survives an MDS failover.
+//
+// - call() returns on the first reply to its request (unsafe or safe).
+// - A request answered unsafe is kept until its safe reply: after the
+//   transport reconnects (STRATA_SESSION_CONNECTED) the client sends Hello
+//   with the same sessionId and, once welcomed, resends in tid order every
+//   kept request after Welcome.committedTid with replay = true, and every
+//   request that got no reply at all (the MDS answers duplicates from its
+//   completed-request table).
+// - Revoke and LockGranted go to handlers, called on the transport's
+//   thread: they must hand the work to another thread (they may not wait
+//   for the MDS, whose replies arrive on that same thread).
+//
+// Threading: on_connected/on_disconnected/on_message from the transport's
+// thread, one at a time; call() and the rest from any thread.
+#pragma once
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "mds_transport.h"
+#include "proto/fs.capnp.h"
+
+namespace strata::fuse {
+
+// A received message, copied out of the transport's buffer (aligned).
+class ReceivedMessage {
+ public:
+  ReceivedMessage(const void *payload, size_t len);
+  template <typename T>
+  typename T::Reader root() {
+    return reader_->getRoot<T>();
+  }
+
+ private:
+  kj::Array<capnp::word> words_;
+  std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
+};
+
+struct MdsClientSettings {
+  std::string client_name;  // instance id + mount point
+  std::string fs_name;
+  std::string mount_root = "/";
+};
+
+struct MdsHandlers {
+  std::function<void(std::shared_ptr<ReceivedMessage> revoke)> on_revoke;
+  std::function<void(std::shared_ptr<ReceivedMessage> granted)> on_lock_granted;
+};
+
+struct MdsClientStats {
+  uint64_t requests = 0;     // calls made
+  uint64_t round_trips = 0;  // first replies received
+  uint64_t unsafe_now = 0;   // requests answered unsafe, not yet safe
+  uint64_t waiting_now = 0;  // requests without any reply
+  uint64_t replayed = 0;     // requests resent after a reconnect
+  uint64_t reconnects = 0;   // Welcomes after the first
+  uint64_t session_id = 0;
+  bool connected = false;
+};
+
+class MdsClient {
+ public:
+  MdsClient(MdsTransport &transport, MdsClientSettings settings, MdsHandlers handlers);
+  ~MdsClient();  // fails whatever still waits with -ESHUTDOWN
+
+  // Transport events.
+  void on_connected();
+  void on_disconnected();
+  void on_message(uint16_t type, const void *payload, size_t len);
+
+  // Waits up to timeout_ms for the first Welcome. 0, the Welcome's error,
+  // or -ETIMEDOUT; *message says why.
+  int wait_welcome(uint32_t timeout_ms, std::string *message);
+  // The first (or latest) Welcome; null before.
+  std::shared_ptr<ReceivedMessage> welcome() const;
+
+  // Sends a request (fill sets its body and caller; tid and replay are
+  // the client's) and waits for the first reply: the reply, or null with
+  // *err set (-ESHUTDOWN when the client is closing).
+  std::shared_ptr<ReceivedMessage> call(const std::function<void(fsproto::Request::Builder)> &fill,
+                                        int *err);
+
+  // A message outside request/reply (Release, Goodbye): sent if connected
+  // (a lease that is not released in time expires anyway). 0 or -errno.
+  int send(uint16_t type, capnp::MessageBuilder &msg);
+
+  // Wakes every waiting call with -ESHUTDOWN; later calls fail at once.
+  void shutdown();
+
+  MdsClientStats stats() const;
+  // Tids of the requests kept for replay (unsafe or unanswered), in order.
+  std::vector<uint64_t> kept_tids() const;
+
+ private:
+  struct Pending {
+    kj::Array<capnp::word> request;  // the encoded Request
+    bool answered = false;           // the first reply came (the call returned)
+    bool safe = false;
+    std::shared_ptr<ReceivedMessage> reply;
+  };
+  void send_hello_locked();
+  void handle_welcome_locked(std::shared_ptr<ReceivedMessage> m);
+  void handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
+  int send_request_locked(uint64_t tid, Pending &p, bool replay);
+
+  MdsTransport &transport_;
+  const MdsClientSettings settings_;
+  const MdsHandlers handlers_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool connected_ = false;  // transport connected
+  bool welcomed_ = false;   // and the current connection was welcomed
+  bool closing_ = false;
+  int welcome_error_ = 0;
+  std::string welcome_message_;
+  uint64_t session_id_ = 0;
+  uint64_t next_tid_ = 1;
+  std::map<uint64_t, Pending> pending_;  // by tid: in order for replay
+  std::shared_ptr<ReceivedMessage> welcome_;
+  MdsClientStats stats_;
+};
+
+}  // namespace strata::fuse

@@ -1,0 +1,196 @@
+#include "mount_client.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "proto_convert.h"
+#include "strata/cpp/plugin_support.hpp"
+#include "strata/frontend_client.h"
+
+namespace strata::fuse {
+
+using strata::sdk::Error;
+
+MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t cluster,
+                         const MountSettings &settings)
+    : host_(host), strata_api(host->client), cluster_(cluster), settings_(settings) {
+  char id[128] = "";
+  int64_t n = strata_cluster_instance_id(cluster, id, sizeof id);
+  std::string client_name =
+      (n > 0 ? std::string(id) : std::string("client")) + ":" + settings_.mountpoint;
+
+  data_ = FileData::create(host->client, cluster, FileDataOptions{});
+  if (!data_) log(STRATA_LOG_WARN, "no file data path: reads and writes fail with EIO");
+
+  try {
+    worker_ = std::make_unique<MessageWorker>();
+    transport_ = std::make_unique<SessionTransport>(host->client, cluster);
+    MdsHandlers handlers;
+    handlers.on_revoke = [this](std::shared_ptr<ReceivedMessage> m) {
+      worker_->post([this, m] { fs_->handle_revoke(m->root<fsproto::Revoke>()); });
+    };
+    handlers.on_lock_granted = [this](std::shared_ptr<ReceivedMessage> m) {
+      worker_->post([this, m] { fs_->handle_lock_granted(m->root<fsproto::LockGranted>()); });
+    };
+    mds_ = std::make_unique<MdsClient>(
+        *transport_, MdsClientSettings{client_name, settings_.fs_name, settings_.mount_root},
+        handlers);
+    fs_ = std::make_unique<Filesystem>(*mds_, data_.get(), settings_,
+                                       [this](int level, const std::string &m) { log(level, m); });
+
+    if (int rc = transport_->open(settings_.fs_name, mds_.get()); rc < 0)
+      throw Error(rc, "filesystem '" + settings_.fs_name + "': cannot open a session with its MDS" +
+                          (rc == -ENOENT ? " (no such filesystem: `strata fs ls`)" : "") + ": " +
+                          std::strerror(-rc));
+    std::string why;
+    if (int rc = mds_->wait_welcome(settings_.connect_timeout_ms, &why); rc < 0)
+      throw Error(rc, "filesystem '" + settings_.fs_name + "': the MDS did not welcome us: " +
+                          (why.empty() ? std::string(std::strerror(-rc)) : why));
+    fs_->set_root(to_attr(mds_->welcome()->root<fsproto::Welcome>().getRoot()));
+
+    mount_ = std::make_unique<FuseMount>();
+    if (int rc = mount_->mount(*fs_, settings_, &why); rc < 0) throw Error(rc, why);
+    fs_->set_session(mount_->session());
+    mount_->serve(settings_.max_threads, [this](int rc) {
+      // Unmounted from outside (fusermount3 -u, umount): the host stops us.
+      host_->request_stop(host_->ctx, rc < 0 ? rc : 0,
+                          rc < 0 ? "the FUSE session failed" : "unmounted");
+    });
+  } catch (...) {
+    teardown();
+    throw;
+  }
+}
+
+void MountClient::log(int level, const std::string &msg) const {
+  if (host_->log) host_->log(host_->ctx, level, msg.c_str());
+}
+
+void MountClient::teardown() {
+  if (fs_) fs_->set_session(nullptr);
+  if (mount_) mount_->unmount();
+  if (transport_) transport_->close();  // no more callbacks
+  if (mds_) mds_->shutdown();
+  worker_.reset();  // runs what was queued (its Releases fail: not connected)
+  mount_.reset();
+  fs_.reset();
+  mds_.reset();
+  transport_.reset();
+  data_.reset();
+}
+
+int MountClient::stop(std::string *why) {
+  if (stopped_) return 0;
+  stopped_ = true;
+  fs_->set_session(nullptr);
+  mount_->unmount();  // the kernel flushes and releases every open file first
+  int rc = fs_->flush_everything(why);
+  capnp::MallocMessageBuilder bye;
+  bye.initRoot<fsproto::Goodbye>().setReason("unmount");
+  mds_->send(fsproto::MSG_GOODBYE, bye);
+  teardown();
+  return rc;
+}
+
+MountClient::~MountClient() {
+  if (!stopped_) {
+    std::string why;
+    stop(&why);
+  }
+}
+
+std::string MountClient::status_line() const {
+  auto s = mds_->stats();
+  auto c = fs_->cache().counts();
+  std::ostringstream o;
+  o << "filesystem " << settings_.fs_name << " on " << settings_.mountpoint << ", MDS "
+    << (s.connected ? "connected" : "disconnected") << ", session " << s.session_id << ", "
+    << s.unsafe_now << " unsafe, " << c.entries << " cached entries, " << fs_->open_files()
+    << " open files";
+  return o.str();
+}
+
+std::string MountClient::status_json() const {
+  auto s = mds_->stats();
+  auto c = fs_->cache().counts();
+  std::ostringstream o;
+  // Names and paths are the user's: escape what JSON needs.
+  auto str = [](const std::string &v) {
+    std::string out = "\"";
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      if (static_cast<unsigned char>(ch) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+        out += buf;
+        continue;
+      }
+      out += ch;
+    }
+    return out + "\"";
+  };
+  o << "{\"fs\":" << str(settings_.fs_name) << ",\"mountpoint\":" << str(settings_.mountpoint)
+    << ",\"mds_connected\":" << (s.connected ? "true" : "false")
+    << ",\"session_id\":" << s.session_id << ",\"requests\":" << s.requests
+    << ",\"unsafe\":" << s.unsafe_now << ",\"waiting\":" << s.waiting_now
+    << ",\"replayed\":" << s.replayed << ",\"reconnects\":" << s.reconnects
+    << ",\"cache\":{\"dirs\":" << c.dirs << ",\"complete_dirs\":" << c.complete_dirs
+    << ",\"entries\":" << c.entries << ",\"inodes\":" << c.inodes << "}"
+    << ",\"kernel_inodes\":" << fs_->known_inodes() << ",\"open_files\":" << fs_->open_files()
+    << "}";
+  return o.str();
+}
+
+std::string MountClient::metrics() const {
+  std::ostringstream o;
+  o << "# HELP strata_fuse_requests_total FUSE requests by operation.\n"
+       "# TYPE strata_fuse_requests_total counter\n";
+  for (size_t i = 0; i < size_t(Op::kCount); ++i)
+    o << "strata_fuse_requests_total{op=\"" << op_name(Op(i)) << "\"} "
+      << fs_->counters().get(Op(i)) << "\n";
+  auto s = mds_->stats();
+  auto c = fs_->cache().counts();
+  o << "# HELP strata_fuse_cache_hits_total Answers from the lease cache (no MDS round trip).\n"
+       "# TYPE strata_fuse_cache_hits_total counter\n"
+    << "strata_fuse_cache_hits_total " << fs_->counters().cache_hits() << "\n"
+    << "# HELP strata_fuse_mds_requests_total Requests sent to the MDS.\n"
+       "# TYPE strata_fuse_mds_requests_total counter\n"
+    << "strata_fuse_mds_requests_total " << s.requests << "\n"
+    << "# HELP strata_fuse_mds_round_trips_total First replies received from the MDS.\n"
+       "# TYPE strata_fuse_mds_round_trips_total counter\n"
+    << "strata_fuse_mds_round_trips_total " << s.round_trips << "\n"
+    << "# HELP strata_fuse_mds_replayed_total Requests replayed after a reconnect.\n"
+       "# TYPE strata_fuse_mds_replayed_total counter\n"
+    << "strata_fuse_mds_replayed_total " << s.replayed << "\n"
+    << "# HELP strata_fuse_unsafe_requests Requests answered unsafe, not yet safe.\n"
+       "# TYPE strata_fuse_unsafe_requests gauge\n"
+    << "strata_fuse_unsafe_requests " << s.unsafe_now << "\n"
+    << "# HELP strata_fuse_cache_entries Directory entries in the lease cache.\n"
+       "# TYPE strata_fuse_cache_entries gauge\n"
+    << "strata_fuse_cache_entries " << c.entries << "\n"
+    << "# HELP strata_fuse_cache_inodes Inodes in the lease cache.\n"
+       "# TYPE strata_fuse_cache_inodes gauge\n"
+    << "strata_fuse_cache_inodes " << c.inodes << "\n";
+  if (data_) {
+    FileDataStats d = data_->stats();
+    o << "# HELP strata_fuse_data_bytes_total File data bytes by direction.\n"
+         "# TYPE strata_fuse_data_bytes_total counter\n"
+      << "strata_fuse_data_bytes_total{dir=\"write\"} " << d.bytes_written << "\n"
+      << "strata_fuse_data_bytes_total{dir=\"read\"} " << d.bytes_read << "\n"
+      << "# HELP strata_fuse_data_object_ops_total Data object operations by kind.\n"
+         "# TYPE strata_fuse_data_object_ops_total counter\n"
+      << "strata_fuse_data_object_ops_total{op=\"write\"} " << d.object_writes << "\n"
+      << "strata_fuse_data_object_ops_total{op=\"read\"} " << d.object_reads << "\n"
+      << "strata_fuse_data_object_ops_total{op=\"remove\"} " << d.object_removes << "\n"
+      << "# HELP strata_fuse_data_readahead_hits_total Reads served by read-ahead.\n"
+         "# TYPE strata_fuse_data_readahead_hits_total counter\n"
+      << "strata_fuse_data_readahead_hits_total " << d.readahead_hits << "\n"
+      << "# HELP strata_fuse_data_writeback_bytes Bytes buffered for write-out now.\n"
+         "# TYPE strata_fuse_data_writeback_bytes gauge\n"
+      << "strata_fuse_data_writeback_bytes " << d.writeback_bytes << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace strata::fuse

@@ -1,0 +1,52 @@
+// One running mount: the MDS session, the MDS client, the message worker,
+// file data, the filesystem and its FUSE session, started and stopped in
+// the order they depend on each other. plugin.cpp wraps it in the C ABI.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "file_data.h"
+#include "filesystem.h"
+#include "fuse_mount.h"
+#include "mds_client.h"
+#include "message_worker.h"
+#include "mount_settings.h"
+#include "session_transport.h"
+#include "strata/frontend.h"
+
+namespace strata::fuse {
+
+class MountClient {
+ public:
+  // Mounts; throws strata::sdk::Error with the reason on failure (having
+  // undone what it began).
+  MountClient(const strata_frontend_host *host, strata_cluster_t cluster,
+              const MountSettings &settings);
+  // Unmounts, writes out what is buffered, makes the session's changes
+  // safe and says Goodbye. 0 or -errno with *why.
+  int stop(std::string *why);
+  ~MountClient();
+
+  std::string status_line() const;
+  std::string status_json() const;
+  std::string metrics() const;
+
+ private:
+  void log(int level, const std::string &msg) const;
+  void teardown();
+
+  const strata_frontend_host *host_;
+  const strata_client_api *strata_api;
+  strata_cluster_t cluster_;
+  MountSettings settings_;
+  std::unique_ptr<FileData> data_;
+  std::unique_ptr<SessionTransport> transport_;
+  std::unique_ptr<MdsClient> mds_;
+  std::unique_ptr<Filesystem> fs_;
+  std::unique_ptr<MessageWorker> worker_;
+  std::unique_ptr<FuseMount> mount_;
+  bool stopped_ = false;
+};
+
+}  // namespace strata::fuse

@@ -1,0 +1,87 @@
+#include "mount_settings.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace strata::fuse {
+
+namespace {
+
+const strata_option_spec kOptions[] = {
+    {"fs", STRATA_OPT_STRING, "", nullptr, "the filesystem to mount (`strata fs ls`)"},
+    {"mountpoint", STRATA_OPT_STRING, "", nullptr, "the directory to mount it on"},
+    {"root", STRATA_OPT_STRING, "/", nullptr, "the subdirectory of the filesystem to mount"},
+    {"allow_other", STRATA_OPT_BOOL, "false", nullptr,
+     "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)"},
+    {"default_permissions", STRATA_OPT_BOOL, "true", nullptr,
+     "the kernel checks permission bits (off: the client checks them in access)"},
+    {"writeback_cache", STRATA_OPT_BOOL, "true", nullptr, "the kernel buffers writes"},
+    {"max_write", STRATA_OPT_INT, "1M", nullptr, "bytes per FUSE write request (at least 1M)"},
+    {"max_read", STRATA_OPT_INT, "1M", nullptr, "bytes per FUSE read request (at least 1M)"},
+    {"max_threads", STRATA_OPT_INT, "16", nullptr, "FUSE worker threads at most"},
+    {"lease_margin_ms", STRATA_OPT_INT, "200", nullptr,
+     "milliseconds taken off every lease (clock drift, delays)"},
+    {"connect_timeout_ms", STRATA_OPT_INT, "15000", nullptr,
+     "how long the mount waits for the active MDS"},
+};
+
+uint64_t to_number(const std::string &key, const std::string &v) {
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+  if (end == v.c_str()) throw std::invalid_argument(key + ": '" + v + "' is not a number");
+  switch (*end | 0x20) {
+    case 'k':
+      return n << 10;
+    case 'm':
+      return n << 20;
+    case 'g':
+      return n << 30;
+    default:
+      return n;
+  }
+}
+
+bool to_bool(const std::string &v) { return v == "true" || v == "1" || v == "yes" || v == "on"; }
+
+}  // namespace
+
+const strata_option_spec *mount_option_specs(size_t *n) {
+  if (n) *n = sizeof kOptions / sizeof kOptions[0];
+  return kOptions;
+}
+
+MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std::string>> &kv) {
+  MountSettings s;
+  for (const auto &[k, v] : kv) {
+    if (k == "fs")
+      s.fs_name = v;
+    else if (k == "mountpoint")
+      s.mountpoint = v;
+    else if (k == "root")
+      s.mount_root = v.empty() ? "/" : v;
+    else if (k == "allow_other")
+      s.allow_other = to_bool(v);
+    else if (k == "default_permissions")
+      s.default_permissions = to_bool(v);
+    else if (k == "writeback_cache")
+      s.writeback_cache = to_bool(v);
+    else if (k == "max_write")
+      s.max_write = uint32_t(to_number(k, v));
+    else if (k == "max_read")
+      s.max_read = uint32_t(to_number(k, v));
+    else if (k == "max_threads")
+      s.max_threads = uint32_t(to_number(k, v));
+    else if (k == "lease_margin_ms")
+      s.lease_margin_ms = uint32_t(to_number(k, v));
+    else if (k == "connect_timeout_ms")
+      s.connect_timeout_ms = uint32_t(to_number(k, v));
+  }
+  if (s.fs_name.empty()) throw std::invalid_argument("fs: the filesystem's name is required");
+  if (s.mountpoint.empty()) throw std::invalid_argument("mountpoint: required");
+  if (s.max_write < (1u << 20)) throw std::invalid_argument("max_write: at least 1M");
+  if (s.max_read < (1u << 20)) throw std::invalid_argument("max_read: at least 1M");
+  if (s.max_threads < 2) throw std::invalid_argument("max_threads: at least 2");
+  return s;
+}
+
+}  // namespace strata::fuse

@@ -1,0 +1,35 @@
+// What one mount is asked to be: the plugin's options (the descriptor's
+// strata_option_spec list, validated by the host) turned into settings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/plugin.h"
+
+namespace strata::fuse {
+
+struct MountSettings {
+  std::string fs_name;                  // the filesystem (`strata fs new NAME`)
+  std::string mountpoint;               // an existing directory
+  std::string mount_root = "/";         // the subtree of the filesystem to mount
+  bool allow_other = false;             // other users may use the mount (user_allow_other)
+  bool default_permissions = true;      // the kernel checks modes (no access op needed)
+  bool writeback_cache = true;          // the kernel buffers writes (FUSE_CAP_WRITEBACK_CACHE)
+  uint32_t max_write = 1u << 20;        // bytes per FUSE write (>= 1 MiB)
+  uint32_t max_read = 1u << 20;         // bytes per FUSE read (>= 1 MiB)
+  uint32_t max_threads = 16;            // FUSE worker threads at most
+  uint32_t lease_margin_ms = 200;       // subtracted from every lease
+  uint32_t connect_timeout_ms = 15000;  // for the MDS's Welcome at mount time
+};
+
+// The option specs the descriptor declares.
+const strata_option_spec *mount_option_specs(size_t *n);
+
+// From the host's validated options (every declared one present). Throws
+// std::invalid_argument naming the option on a value out of range.
+MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std::string>> &kv);
+
+}  // namespace strata::fuse

@@ -1,0 +1,87 @@
+// Filesystem: answering the MDS's Revoke. Runs on the MessageWorker's
+// thread (never a FUSE worker: the kernel notifications below may wait
+// for FUSE requests in flight on the same inode).
+//
+// Order matters: the kernel forgets first (no stale entry or page is
+// served after the Release), buffered data and the local size go out,
+// and only then the Release lets the MDS apply the other client's change.
+#include <cerrno>
+
+#include "filesystem.h"
+#include "proto_convert.h"
+
+namespace strata::fuse {
+
+void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
+  capnp::MallocMessageBuilder msg;
+  auto rel = msg.initRoot<fsproto::Release>();
+  auto leases = revoke.getLeases();
+  auto out = rel.initLeases(leases.size());
+  std::vector<std::pair<uint64_t, std::pair<uint64_t, std::pair<Time, int64_t>>>> flushed;
+  for (uint32_t i = 0; i < leases.size(); ++i) {
+    auto l = leases[i];
+    uint64_t ino = l.getIno();
+    out[i].setIno(ino);
+    out[i].setKind(l.getKind());
+    out[i].setSeq(l.getSeq());
+    std::vector<std::string> names = cache_.names(ino);
+    cache_.drop(ino);
+    {
+      std::lock_guard<std::mutex> g(se_mu_);
+      if (se_) {
+        fuse_ino_t fino = to_fuse(ino);
+        for (const std::string &n : names)
+          fuse_lowlevel_notify_inval_entry(se_, fino, n.data(), n.size());
+        fuse_lowlevel_notify_inval_inode(se_, fino, 0, 0);
+      }
+    }
+    bool file = l.getKind() == fsproto::LeaseKind::FILE_READ ||
+                l.getKind() == fsproto::LeaseKind::FILE_WRITE;
+    if (!file) continue;
+    FileLayout layout;
+    bool open = false, dirty = false;
+    uint64_t size = 0;
+    Time mtime;
+    {
+      std::lock_guard<std::mutex> g(open_mu_);
+      auto it = open_.find(ino);
+      if (it != open_.end()) {
+        open = true;
+        layout = it->second.layout;
+        dirty = it->second.dirty;
+        size = it->second.size;
+        mtime = it->second.mtime;
+        it->second.lease_kind = 0;
+        it->second.version = 0;  // the next open drops the page cache
+      }
+    }
+    if (!open || !data_) continue;
+    if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) {
+      if (int err = data_->flush(layout); err < 0)
+        log_(STRATA_LOG_WARN, "revoke of inode " + std::to_string(ino) +
+                                  ": buffered data could not be written out (" +
+                                  std::to_string(err) + ")");
+      if (dirty) flushed.push_back({ino, {size, {mtime, data_->allocated_blocks(layout, size)}}});
+    }
+    data_->invalidate(ino);
+  }
+  auto attrs = rel.initFlushed(uint32_t(flushed.size()));
+  for (uint32_t i = 0; i < flushed.size(); ++i) {
+    attrs[i].setIno(flushed[i].first);
+    auto a = attrs[i].initAttr();
+    uint32_t mask = fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME;
+    a.setSize(flushed[i].second.first);
+    fill_time(a.initMtime(), flushed[i].second.second.first);
+    if (flushed[i].second.second.second >= 0) {
+      mask |= fsproto::SetAttr::MASK_BLOCKS;
+      a.setBlocks(uint64_t(flushed[i].second.second.second));
+    }
+    a.setMask(mask);
+    std::lock_guard<std::mutex> g(open_mu_);
+    auto it = open_.find(flushed[i].first);
+    if (it != open_.end() && it->second.size == flushed[i].second.first) it->second.dirty = false;
+  }
+  mds_.send(fsproto::MSG_RELEASE, msg);
+}
+
+}  // namespace strata::fuse

@@ -1,0 +1,147 @@
+// The lease cache: what a directory lease lets the client answer alone,
+// and that its own creates, unlinks and renames keep a complete directory
+// complete (docs/FILESYSTEM.md, "Sessions, leases").
+#include "lease_cache.h"
+
+#include <catch2/catch.hpp>
+
+using strata::fuse::DirEntry;
+using strata::fuse::FileType;
+using strata::fuse::InodeAttr;
+using strata::fuse::LeaseCache;
+using strata::fuse::LeaseGrant;
+using Found = LeaseCache::Found;
+
+namespace {
+
+constexpr uint64_t kDir = 10, kOther = 20;
+constexpr uint32_t kDirRead = 1;
+
+LeaseGrant lease(uint64_t seq, int64_t expires) { return LeaseGrant{kDirRead, seq, expires}; }
+DirEntry file(uint64_t ino) { return DirEntry{ino, FileType::kRegular}; }
+
+// A complete directory {a, b} leased until t=1000.
+void fill(LeaseCache &c, uint64_t dir = kDir) {
+  c.put_dir_lease(dir, lease(1, 1000), false);
+  c.put_entry(dir, "a", file(100));
+  c.put_entry(dir, "b", file(101));
+  c.mark_complete(dir);
+}
+
+std::vector<std::string> names(const LeaseCache &c, uint64_t dir, int64_t now = 0) {
+  std::vector<std::string> out;
+  auto l = c.list(dir, now);
+  REQUIRE(l);
+  for (auto &[n, e] : *l) out.push_back(n);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a complete directory answers entries, negative lookups and readdir alone") {
+  LeaseCache c;
+  fill(c);
+  auto a = c.lookup(kDir, "a", 10);
+  CHECK(a.found == Found::kEntry);
+  CHECK(a.entry.ino == 100);
+  CHECK(a.valid_ms == 990);
+  CHECK(c.lookup(kDir, "zz", 10).found == Found::kNegative);
+  CHECK(names(c, kDir) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("an incomplete directory answers only the entries it has") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  c.put_entry(kDir, "a", file(100));
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kEntry);
+  CHECK(c.lookup(kDir, "zz", 0).found == Found::kMiss);
+  CHECK_FALSE(c.list(kDir, 0));
+  // Entries without a lease on their directory are not kept at all.
+  c.put_entry(kOther, "x", file(7));
+  CHECK(c.lookup(kOther, "x", 0).found == Found::kMiss);
+}
+
+TEST_CASE("own creates and unlinks keep the directory complete") {
+  LeaseCache c;
+  fill(c);
+  c.created(kDir, "c", file(102));
+  c.removed(kDir, "a");
+  CHECK(c.lookup(kDir, "c", 0).entry.ino == 102);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kNegative);
+  CHECK(names(c, kDir) == std::vector<std::string>{"b", "c"});
+}
+
+TEST_CASE("own renames keep both directories complete, replacing the target") {
+  LeaseCache c;
+  fill(c, kDir);
+  c.put_dir_lease(kOther, lease(1, 1000), false);
+  c.put_entry(kOther, "b", file(200));
+  c.mark_complete(kOther);
+
+  c.renamed(kDir, "a", kDir, "a2", 0);  // within one directory
+  CHECK(names(c, kDir) == std::vector<std::string>{"a2", "b"});
+  CHECK(c.lookup(kDir, "a2", 0).entry.ino == 100);
+
+  c.renamed(kDir, "a2", kOther, "b", 0);  // across, over an existing name
+  CHECK(names(c, kDir) == std::vector<std::string>{"b"});
+  CHECK(names(c, kOther) == std::vector<std::string>{"b"});
+  CHECK(c.lookup(kOther, "b", 0).entry.ino == 100);
+  CHECK(c.lookup(kDir, "a2", 0).found == Found::kNegative);
+}
+
+TEST_CASE("RENAME_EXCHANGE swaps the two entries") {
+  LeaseCache c;
+  fill(c);
+  c.renamed(kDir, "a", kDir, "b", 2);
+  CHECK(c.lookup(kDir, "a", 0).entry.ino == 101);
+  CHECK(c.lookup(kDir, "b", 0).entry.ino == 100);
+  CHECK(names(c, kDir) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("a rename from a directory we do not cache makes the target incomplete") {
+  LeaseCache c;
+  fill(c);
+  // The moved entry is unknown here: the target cannot list it.
+  c.renamed(kOther, "x", kDir, "x", 0);
+  CHECK_FALSE(c.list(kDir, 0));
+  CHECK(c.lookup(kDir, "x", 0).found == Found::kMiss);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kEntry);
+}
+
+TEST_CASE("leases expire: nothing is answered after, and expire() frees them") {
+  LeaseCache c;
+  fill(c);
+  InodeAttr a;
+  a.ino = 100;
+  a.size = 5;
+  c.put_inode(a, LeaseGrant{3, 1, 500});
+  CHECK(c.inode(100, 499));
+  CHECK(c.inode(100, 499)->second == 1);
+  CHECK_FALSE(c.inode(100, 500));
+  CHECK(c.lookup(kDir, "zz", 999).found == Found::kNegative);
+  CHECK(c.lookup(kDir, "zz", 1000).found == Found::kMiss);
+  CHECK_FALSE(c.list(kDir, 1000));
+  CHECK(c.counts().entries == 2);
+  CHECK(c.expire(1000) == 4);  // the dir, its two entries, the inode
+  CHECK(c.counts().entries == 0);
+  CHECK(c.counts().dirs == 0);
+}
+
+TEST_CASE("a new grant starts over; a renewal of the same grant keeps the listing") {
+  LeaseCache c;
+  fill(c);
+  c.put_dir_lease(kDir, lease(1, 2000), false);  // renewed
+  CHECK(c.lookup(kDir, "zz", 1500).found == Found::kNegative);
+  c.put_dir_lease(kDir, lease(2, 3000), false);  // after a revoke: entries may be stale
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  CHECK_FALSE(c.list(kDir, 0));
+}
+
+TEST_CASE("a revoke drops the directory and names what the kernel must forget") {
+  LeaseCache c;
+  fill(c);
+  CHECK(c.names(kDir) == std::vector<std::string>{"a", "b"});
+  c.drop(kDir);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  CHECK(c.names(kDir).empty());
+}

@@ -1,0 +1,237 @@
+// The MDS client's bookkeeping, driven through a fake transport: a call
+// returns on the first reply; requests answered unsafe are kept until
+// safe and replayed in tid order after a reconnect to the same session;
+// what the MDS committed (Welcome.committedTid) is not replayed.
+#include "mds_client.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace strata::fuse;
+namespace fsproto = strata::fsproto;
+
+namespace {
+
+struct Sent {
+  uint16_t type;
+  std::shared_ptr<ReceivedMessage> msg;
+};
+
+class FakeTransport : public MdsTransport {
+ public:
+  int send(uint16_t type, const void *payload, size_t len) override {
+    std::lock_guard<std::mutex> l(mu_);
+    sent_.push_back({type, std::make_shared<ReceivedMessage>(payload, len)});
+    cv_.notify_all();
+    return 0;
+  }
+  // Waits for the n-th message (0-based) and returns it.
+  Sent wait(size_t n) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return sent_.size() > n; });
+    return sent_[n];
+  }
+  size_t count() {
+    std::lock_guard<std::mutex> l(mu_);
+    return sent_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Sent> sent_;
+};
+
+std::vector<capnp::word> flat(capnp::MessageBuilder &m) {
+  auto a = capnp::messageToFlatArray(m);
+  return std::vector<capnp::word>(a.begin(), a.end());
+}
+
+void welcome(MdsClient &c, uint64_t session, uint64_t committed) {
+  capnp::MallocMessageBuilder m;
+  auto w = m.initRoot<fsproto::Welcome>();
+  w.setSessionId(session);
+  w.setCommittedTid(committed);
+  w.initRoot().setIno(1);
+  auto b = flat(m);
+  c.on_message(fsproto::MSG_WELCOME, b.data(), b.size() * sizeof(capnp::word));
+}
+
+void reply(MdsClient &c, uint64_t tid, bool safe, int result = 0) {
+  capnp::MallocMessageBuilder m;
+  auto r = m.initRoot<fsproto::Reply>();
+  r.setTid(tid);
+  r.setResult(result);
+  r.setSafe(safe);
+  r.setUnsafe(!safe);
+  auto b = flat(m);
+  c.on_message(fsproto::MSG_REPLY, b.data(), b.size() * sizeof(capnp::word));
+}
+
+// A getattr of ino, on a thread; its future is the reply's tid (or the error).
+std::future<int64_t> call_async(MdsClient &c, uint64_t ino) {
+  return std::async(std::launch::async, [&c, ino]() -> int64_t {
+    int err = 0;
+    auto r = c.call([&](fsproto::Request::Builder b) { b.initGetattr().setIno(ino); }, &err);
+    if (!r) return err;
+    return int64_t(r->root<fsproto::Reply>().getTid());
+  });
+}
+
+fsproto::Request::Reader request(const Sent &s) {
+  REQUIRE(s.type == fsproto::MSG_REQUEST);
+  return s.msg->root<fsproto::Request>();
+}
+
+}  // namespace
+
+TEST_CASE("hello on connect, requests wait for the welcome, a call returns on its first reply") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"client.1:/mnt", "home", "/"}, MdsHandlers{});
+  c.on_connected();
+  Sent hello = t.wait(0);
+  REQUIRE(hello.type == fsproto::MSG_HELLO);
+  CHECK(hello.msg->root<fsproto::Hello>().getSessionId() == 0);
+  CHECK(std::string(hello.msg->root<fsproto::Hello>().getFsName()) == "home");
+
+  auto f = call_async(c, 5);
+  // Not sent before the Welcome.
+  CHECK(f.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+  CHECK(t.count() == 1);
+  welcome(c, 7, 0);
+  auto req = request(t.wait(1));
+  CHECK(req.getTid() == 1);
+  CHECK_FALSE(req.getReplay());
+  CHECK(req.getGetattr().getIno() == 5);
+
+  reply(c, 1, /*safe=*/false);
+  CHECK(f.get() == 1);
+  CHECK(c.kept_tids() == std::vector<uint64_t>{1});
+  CHECK(c.stats().unsafe_now == 1);
+  reply(c, 1, /*safe=*/true);
+  CHECK(c.kept_tids().empty());
+  CHECK(c.stats().unsafe_now == 0);
+  CHECK(c.stats().round_trips == 1);
+}
+
+TEST_CASE("after a reconnect, uncommitted unsafe requests are replayed in tid order") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"c", "home", "/"}, MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0);
+  // tids 1, 2, 3: 1 and 3 answered unsafe, 2 safe.
+  for (uint64_t tid = 1; tid <= 3; ++tid) {
+    auto f = call_async(c, 100 + tid);
+    t.wait(tid);  // Hello is message 0
+    reply(c, tid, tid == 2);
+    CHECK(f.get() == int64_t(tid));
+  }
+  CHECK(c.kept_tids() == std::vector<uint64_t>{1, 3});
+
+  // A fourth request goes out and the connection breaks before any reply.
+  auto pending = call_async(c, 104);
+  t.wait(4);
+  c.on_disconnected();
+  c.on_connected();
+  Sent hello = t.wait(5);
+  REQUIRE(hello.type == fsproto::MSG_HELLO);
+  CHECK(hello.msg->root<fsproto::Hello>().getSessionId() == 7);
+
+  // The new MDS committed tid 1 already: 3 and 4 are replayed, in order.
+  welcome(c, 7, 1);
+  auto r3 = request(t.wait(6));
+  auto r4 = request(t.wait(7));
+  CHECK(r3.getTid() == 3);
+  CHECK(r3.getReplay());
+  CHECK(r3.getGetattr().getIno() == 103);
+  CHECK(r4.getTid() == 4);
+  CHECK(r4.getReplay());
+  CHECK(c.kept_tids() == std::vector<uint64_t>{3, 4});
+  CHECK(c.stats().replayed == 2);
+
+  reply(c, 4, true);
+  CHECK(pending.get() == 4);
+  reply(c, 3, true);
+  CHECK(c.kept_tids().empty());
+  // New requests continue the tid sequence.
+  auto next = call_async(c, 1);
+  CHECK(request(t.wait(8)).getTid() == 5);
+  reply(c, 5, true);
+  CHECK(next.get() == 5);
+}
+
+TEST_CASE("a new session (the old one is gone) replays nothing but resends unanswered requests") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"c", "home", "/"}, MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0);
+  auto f1 = call_async(c, 1);
+  t.wait(1);
+  reply(c, 1, false);
+  CHECK(f1.get() == 1);
+  auto f2 = call_async(c, 2);
+  t.wait(2);
+  c.on_disconnected();
+  c.on_connected();
+  t.wait(3);
+  welcome(c, 9, 0);
+  auto resent = request(t.wait(4));
+  CHECK(resent.getTid() == 2);
+  CHECK_FALSE(resent.getReplay());
+  CHECK(c.kept_tids() == std::vector<uint64_t>{2});
+  reply(c, 2, true);
+  CHECK(f2.get() == 2);
+  CHECK(c.stats().session_id == 9);
+}
+
+TEST_CASE("shutdown fails waiting calls, and a refused welcome is reported") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"c", "nope", "/"}, MdsHandlers{});
+  c.on_connected();
+  capnp::MallocMessageBuilder m;
+  auto w = m.initRoot<fsproto::Welcome>();
+  w.setError(-2);
+  w.setMessage("no filesystem 'nope'");
+  auto b = flat(m);
+  c.on_message(fsproto::MSG_WELCOME, b.data(), b.size() * sizeof(capnp::word));
+  std::string why;
+  CHECK(c.wait_welcome(1000, &why) == -2);
+  CHECK(why == "no filesystem 'nope'");
+
+  auto f = call_async(c, 1);
+  CHECK(f.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout);
+  c.shutdown();
+  CHECK(f.get() == -ESHUTDOWN);
+}
+
+TEST_CASE("revokes and lock grants go to the handlers") {
+  FakeTransport t;
+  int revokes = 0;
+  uint64_t granted_tid = 0;
+  MdsHandlers h;
+  h.on_revoke = [&](std::shared_ptr<ReceivedMessage> m) {
+    revokes += int(m->root<fsproto::Revoke>().getLeases().size());
+  };
+  h.on_lock_granted = [&](std::shared_ptr<ReceivedMessage> m) {
+    granted_tid = m->root<fsproto::LockGranted>().getTid();
+  };
+  MdsClient c(t, MdsClientSettings{"c", "home", "/"}, h);
+  capnp::MallocMessageBuilder rm;
+  rm.initRoot<fsproto::Revoke>().initLeases(2);
+  auto rb = flat(rm);
+  c.on_message(fsproto::MSG_REVOKE, rb.data(), rb.size() * sizeof(capnp::word));
+  capnp::MallocMessageBuilder gm;
+  gm.initRoot<fsproto::LockGranted>().setTid(42);
+  auto gb = flat(gm);
+  c.on_message(fsproto::MSG_LOCK_GRANTED, gb.data(), gb.size() * sizeof(capnp::word));
+  CHECK(revokes == 2);
+  CHECK(granted_tid == 42);
+}
