@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "cluster/map_wire.h"
 #include "placement/binary_format.h"
@@ -110,6 +112,47 @@ PoolInfo from_wire(wire::PoolInfo::Reader in) {
   return p;
 }
 
+void to_wire(const FsInfo &f, wire::FsInfo::Builder out) {
+  out.setId(f.id);
+  out.setName(f.name);
+  out.setMetadataPool(f.metadata_pool);
+  out.setDataPool(f.data_pool);
+  out.setCreatedEpoch(f.created_epoch);
+}
+
+FsInfo from_wire(wire::FsInfo::Reader in) {
+  FsInfo f;
+  f.id = in.getId();
+  f.name = text(in.getName());
+  f.metadata_pool = in.getMetadataPool();
+  f.data_pool = in.getDataPool();
+  f.created_epoch = in.getCreatedEpoch();
+  return f;
+}
+
+void to_wire(const MdsInfo &d, wire::MdsInfo::Builder out) {
+  out.setName(d.name);
+  out.setAddr(d.addr);
+  out.setState(static_cast<uint8_t>(d.state));
+  out.setFsId(d.fs_id);
+  out.setIncarnation(d.incarnation);
+  out.setUpFrom(d.up_from);
+}
+
+MdsInfo from_wire(wire::MdsInfo::Reader in) {
+  MdsInfo d;
+  d.name = text(in.getName());
+  d.addr = text(in.getAddr());
+  // An unknown state (a newer peer) reads as standby: serving nothing is
+  // the safe reading.
+  uint8_t st = in.getState();
+  d.state = st <= uint8_t(MdsState::kActive) ? static_cast<MdsState>(st) : MdsState::kStandby;
+  d.fs_id = in.getFsId();
+  d.incarnation = in.getIncarnation();
+  d.up_from = in.getUpFrom();
+  return d;
+}
+
 void to_wire(const ClusterMap &m, wire::ClusterMap::Builder out) {
   out.setEpoch(m.epoch);
   out.setFsid(m.fsid);
@@ -124,6 +167,13 @@ void to_wire(const ClusterMap &m, wire::ClusterMap::Builder out) {
   out.setCreatedMs(m.created_ms);
   out.setModifiedMs(m.modified_ms);
   out.setPoolMax(m.pool_max);
+  auto fss = out.initFilesystems(unsigned(m.filesystems.size()));
+  i = 0;
+  for (const auto &[id, f] : m.filesystems) to_wire(f, fss[i++]);
+  auto mdss = out.initMds(unsigned(m.mds.size()));
+  i = 0;
+  for (const auto &[name, d] : m.mds) to_wire(d, mdss[i++]);
+  out.setFsMax(m.fs_max);
 }
 
 Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
@@ -145,8 +195,60 @@ Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
   m.created_ms = in.getCreatedMs();
   m.modified_ms = in.getModifiedMs();
   m.pool_max = in.getPoolMax();
+  for (auto f : in.getFilesystems()) {
+    FsInfo info = from_wire(f);
+    m.filesystems[info.id] = std::move(info);
+  }
+  for (auto d : in.getMds()) {
+    MdsInfo info = from_wire(d);
+    m.mds[info.name] = std::move(info);
+  }
+  m.fs_max = in.getFsMax();
   return m;
 }
+
+namespace {
+
+// Changed/removed entries of one keyed map of the cluster map.
+template <class K, class V>
+void diff_entries(const std::map<K, V> &from, const std::map<K, V> &to,
+                  std::vector<const V *> &changed, std::vector<K> &removed) {
+  for (const auto &[k, v] : to) {
+    auto it = from.find(k);
+    if (it == from.end() || !(it->second == v)) changed.push_back(&v);
+  }
+  for (const auto &[k, v] : from)
+    if (!to.count(k)) removed.push_back(k);
+}
+
+void fs_incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
+                            wire::MapIncremental::Builder out) {
+  std::vector<const FsInfo *> changed_fs;
+  std::vector<uint32_t> removed_fs;
+  diff_entries(from.filesystems, to.filesystems, changed_fs, removed_fs);
+  std::vector<const MdsInfo *> changed_mds;
+  std::vector<std::string> removed_mds;
+  diff_entries(from.mds, to.mds, changed_mds, removed_mds);
+  if (!changed_fs.empty()) {
+    auto l = out.initFilesystems(unsigned(changed_fs.size()));
+    for (unsigned i = 0; i < changed_fs.size(); ++i) to_wire(*changed_fs[i], l[i]);
+  }
+  if (!removed_fs.empty()) {
+    auto l = out.initRemovedFilesystems(unsigned(removed_fs.size()));
+    for (unsigned i = 0; i < removed_fs.size(); ++i) l.set(i, removed_fs[i]);
+  }
+  if (!changed_mds.empty()) {
+    auto l = out.initMds(unsigned(changed_mds.size()));
+    for (unsigned i = 0; i < changed_mds.size(); ++i) to_wire(*changed_mds[i], l[i]);
+  }
+  if (!removed_mds.empty()) {
+    auto l = out.initRemovedMds(unsigned(removed_mds.size()));
+    for (unsigned i = 0; i < removed_mds.size(); ++i) l.set(i, removed_mds[i]);
+  }
+  if (to.fs_max != from.fs_max) out.setFsMax(to.fs_max);
+}
+
+}  // namespace
 
 void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
                          wire::MapIncremental::Builder out) {
@@ -182,6 +284,7 @@ void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
   if (!(from.placement == to.placement))
     out.setPlacementMap(as_data(placement_bytes(to.placement)));
   if (to.pool_max != from.pool_max) out.setPoolMax(to.pool_max);
+  fs_incremental_to_wire(from, to, out);
 }
 
 Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncremental::Reader inc) {
@@ -202,6 +305,17 @@ Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncrementa
   }
   for (uint32_t id : inc.getRemovedPools()) m.pools.erase(id);
   m.pool_max = std::max(m.pool_max, inc.getPoolMax());
+  for (auto f : inc.getFilesystems()) {
+    FsInfo info = from_wire(f);
+    m.filesystems[info.id] = std::move(info);
+  }
+  for (uint32_t id : inc.getRemovedFilesystems()) m.filesystems.erase(id);
+  for (auto d : inc.getMds()) {
+    MdsInfo info = from_wire(d);
+    m.mds[info.name] = std::move(info);
+  }
+  for (auto name : inc.getRemovedMds()) m.mds.erase(text(name));
+  m.fs_max = std::max(m.fs_max, inc.getFsMax());
   if (inc.getPlacementMap().size() > 0) {
     auto pm = placement_from(inc.getPlacementMap());
     if (!pm.ok()) return pm.status().Context("incremental epoch " + std::to_string(m.epoch));

@@ -22,6 +22,10 @@ void to_wire(const OsdInfo &o, wire::OsdInfo::Builder out);
 OsdInfo from_wire(wire::OsdInfo::Reader in);
 void to_wire(const PoolInfo &p, wire::PoolInfo::Builder out);
 PoolInfo from_wire(wire::PoolInfo::Reader in);
+void to_wire(const FsInfo &f, wire::FsInfo::Builder out);
+FsInfo from_wire(wire::FsInfo::Reader in);
+void to_wire(const MdsInfo &d, wire::MdsInfo::Builder out);
+MdsInfo from_wire(wire::MdsInfo::Reader in);
 
 // Fills `out` with what changed from `from` to `to` (to.epoch must be
 // from.epoch + 1).
