@@ -19,11 +19,12 @@
 
 #include "cli/cli_context.h"
 #include "cli/cmd_up_support.h"
+#include "cli/command_registry.h"
 #include "cli/commands.h"
 #include "cluster/options.h"
 #include "common/config.h"
-#include "mon/daemon_config.h"
 #include "common/json.h"
+#include "mon/daemon_config.h"
 #include "mon/mon_client.h"
 #include "mon/monitor.h"
 #include "msg/keyring.h"
@@ -39,16 +40,20 @@ using up::Layout;
 
 const char *kUpUsage =
     "usage: strata up --dir DIR [--osds 3] [--backend xfs|btrfs|kv] [--journal file|tmpfs]\n"
-    "                 [--size-gb 4 | --size-mb N] [--pg-num 32] [--timeout 180] [--set key=value]...\n"
+    "                 [--size-gb 4 | --size-mb N] [--pg-num 32] [--mds 1] [--timeout 180]\n"
+    "                 [--set key=value]...\n"
     "  Makes and starts a local cluster in DIR: a monitor, N OSDs (each on a loop-mounted\n"
     "  XFS/btrfs image of --size-gb, or a directory for kv), a keyring, DIR/strata.conf and a\n"
     "  pool 'data'; waits until every PG is active+clean. --set lines go into the config.\n"
+    "  With the MDS daemon built in, also --mds N metadata servers (mds.a, mds.b, ...) and a\n"
+    "  filesystem 'default', and waits until one MDS is active for it (--mds 0: none).\n"
     "  On a DIR made before (and stopped with `strata down`), starts that cluster again.\n"
     "  --conf FILE (or --config FILE) names the cluster by its DIR/strata.conf instead of --dir.\n";
 
 const char *kDownUsage =
     "usage: strata down --dir DIR [--purge] [--timeout 10]\n"
-    "  Stops the OSDs and the monitor of DIR (SIGTERM, SIGKILL after --timeout seconds),\n"
+    "  Stops the MDS daemons, the OSDs and the monitor of DIR (SIGTERM, SIGKILL after --timeout "
+    "seconds),\n"
     "  unmounts the OSD images and detaches their loop devices. --purge also removes DIR.\n"
     "  --conf FILE (or --config FILE) names the cluster by its DIR/strata.conf instead of --dir.\n";
 
@@ -61,6 +66,7 @@ struct UpArgs {
   uint64_t size_mb = 0;  // overrides size_gb when set
   uint32_t pg_num = 32;
   int timeout_s = 180;
+  int mds = 1;  // metadata servers mds.a, mds.b, ... (when `strata mds` exists)
   std::vector<std::pair<std::string, std::string>> sets;
 };
 
@@ -152,11 +158,111 @@ Result<std::unique_ptr<mon::MonClient>> connect_admin(const Config &cfg,
 }
 
 // Human summary of a status JSON: "24 active+clean, 8 peering".
+// Whether this binary has the MDS daemon (`strata mds`).
+bool have_mds_command() {
+  for (const Command &c : command_registry())
+    if (std::string(c.path) == "mds" && c.run) return true;
+  return false;
+}
+
+// "a", "b", ..., "z": the names `strata up` gives its MDS daemons.
+std::vector<std::string> mds_names(int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n && i < 26; ++i) names.push_back(std::string(1, char('a' + i)));
+  return names;
+}
+
+// The MDS names a cluster directory's keyring has keys for.
+std::vector<std::string> keyring_mds(const msg::Keyring &k) {
+  std::vector<std::string> names;
+  for (const auto &[entity, secret] : k.entries())
+    if (entity.rfind("mds.", 0) == 0) names.push_back(entity.substr(4));
+  return names;
+}
+
 std::string pg_states(const json::Value &status) {
   std::string s;
   for (const auto &[state, n] : status["pgs"]["by_state"].as_object())
     s += (s.empty() ? "" : ", ") + std::to_string(n.as_int()) + " " + state;
   return s.empty() ? "no PGs" : s;
+}
+
+// The MDS daemons and the filesystem "default" (docs/FILESYSTEM.md), when
+// this binary has `strata mds`: keys for the MDS names (`auth add` on a
+// cluster made before they existed), the daemons, the filesystem, and a
+// wait until an MDS is active for it. *have_fs: a filesystem exists.
+Status start_mds(const Layout &L, const UpArgs &a, const std::string &exe, mon::MonClient &mc,
+                 bool fresh, std::chrono::steady_clock::time_point deadline, bool *have_fs) {
+  auto m = mc.map();
+  *have_fs = m && !m->filesystems.empty();
+  if (!have_mds_command()) return Status::OK();
+  auto k = msg::Keyring::load_file(L.keyring());
+  if (!k.ok()) return k.status();
+  std::vector<std::string> names = keyring_mds(*k);
+  if (!fresh && names.empty()) {
+    // A cluster made before MDS daemons: their keys go to the monitor and
+    // the keyring now.
+    for (const std::string &name : mds_names(a.mds)) {
+      auto r = mc.command("auth add", {{"entity", "mds." + name}});
+      if (!r.ok()) return r.status();
+      if (r->rc != 0) return Status::Error(r->rc, "auth add mds." + name + ": " + r->message);
+      auto added = msg::Keyring::parse(r->message, "auth add mds." + name);
+      if (!added.ok()) return added.status();
+      for (const auto &[entity, secret] : added->entries()) k->set(entity, secret);
+      names.push_back(name);
+    }
+    if (Status s = k->write_file(L.keyring()); !s.ok()) return s;
+  }
+  if (names.empty()) return Status::OK();
+  for (const std::string &name : names) {
+    std::string d = "mds." + name;
+    if (up::live_daemon(L.pid(d), L.conf())) continue;
+    auto pid = up::spawn_daemon({exe, "mds", "--id", name, "--conf", L.conf()}, L.log(d), L.pid(d));
+    if (!pid.ok()) return pid.status().Context(d);
+    print("== " + d + " started (pid " + std::to_string(*pid) + ", log " + L.log(d) + ")\n");
+  }
+  m = mc.map();
+  if (m && !m->fs_by_name("default")) {
+    // Its pools like "data": as many replicas as there are OSDs, up to 3.
+    uint32_t size = uint32_t(std::min<size_t>(3, m->osds.size()));
+    uint32_t min_size = std::min<uint32_t>(2, size);
+    auto pool = [&](const std::string &name, uint32_t pgs) -> Status {
+      if (m->pool_by_name(name)) return Status::OK();
+      auto r = mc.command("pool create", {{"name", name},
+                                          {"size", std::to_string(size)},
+                                          {"min_size", std::to_string(min_size)},
+                                          {"pg_num", std::to_string(pgs)}});
+      if (!r.ok()) return r.status();
+      if (r->rc != 0) return Status::Error(r->rc, "pool create " + name + ": " + r->message);
+      return Status::OK();
+    };
+    if (Status s = pool("default.meta", std::max<uint32_t>(1, std::min<uint32_t>(a.pg_num, 8)));
+        !s.ok())
+      return s;
+    if (Status s = pool("default.data", a.pg_num); !s.ok()) return s;
+    auto r = mc.command(
+        "fs new",
+        {{"name", "default"}, {"metadata_pool", "default.meta"}, {"data_pool", "default.data"}});
+    if (!r.ok()) return r.status();
+    if (r->rc != 0) return Status::Error(r->rc, "fs new default: " + r->message);
+    print("== " + r->message + "\n");
+  }
+  *have_fs = true;
+  while (true) {
+    m = mc.map();
+    const cluster::FsInfo *f = m ? m->fs_by_name("default") : nullptr;
+    if (!f) break;  // removed meanwhile: nothing to wait for
+    if (const cluster::MdsInfo *act = m->active_mds(f->id)) {
+      print("== mds." + act->name + " is active for fs 'default'\n");
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status::Error(ETIMEDOUT, "no MDS became active for fs 'default' within " +
+                                          std::to_string(a.timeout_s) + " s (see " + L.dir +
+                                          "/mds.X.log)");
+    std::this_thread::sleep_for(200ms);
+  }
+  return Status::OK();
 }
 
 int do_up(UpArgs a) {
@@ -183,6 +289,8 @@ int do_up(UpArgs a) {
     k.set("client.admin", msg::Keyring::generate_secret());
     for (int id = 0; id < a.osds; ++id)
       k.set("osd." + std::to_string(id), msg::Keyring::generate_secret());
+    for (const std::string &name : mds_names(a.mds))
+      k.set("mds." + name, msg::Keyring::generate_secret());
     if (Status s = k.write_file(L.keyring()); !s.ok()) return report(s);
     // Any free port: two clusters made at once (parallel tests) must not
     // both pick the conventional 6789 and race for it.
@@ -306,6 +414,9 @@ int do_up(UpArgs a) {
     std::this_thread::sleep_for(500ms);
   }
 
+  bool have_fs = false;
+  if (Status s = start_mds(L, a, exe, mc, fresh, deadline, &have_fs); !s.ok()) return fail(s);
+
   std::string conf = L.conf(), bin = exe + " ";
   print(
       "\nThe cluster is up: every PG is active+clean.\n"
@@ -335,7 +446,8 @@ int do_up(UpArgs a) {
       conf +
       "\n"
       "  " +
-      bin + "down --dir " + L.dir +
+      (have_fs ? "  mount: " + bin + "mount /mnt/strata --conf " + conf + "\n" : std::string()) +
+      "  " + bin + "down --dir " + L.dir +
       "      # stop it (add --purge to delete it)\n"
       "Logs: " +
       L.log("mon") + ", " + L.dir + "/osd.N.log\n");
@@ -370,7 +482,8 @@ int cmd_up(std::vector<std::string> args) {
     } else if (f == "--conf" || f == "--config") {
       auto v = value();
       std::string d = v ? dir_of_config(*v) : "";
-      if (d.empty()) return usage_error(f + " takes DIR/strata.conf (the cluster's config)", kUpUsage);
+      if (d.empty())
+        return usage_error(f + " takes DIR/strata.conf (the cluster's config)", kUpUsage);
       a.dir = d;
     } else if (f == "--osds") {
       auto n = number(1, 64);
@@ -399,6 +512,10 @@ int cmd_up(std::vector<std::string> args) {
       auto n = number(1, 65536);
       if (!n) return usage_error("--pg-num needs a number from 1 to 65536", kUpUsage);
       a.pg_num = uint32_t(*n);
+    } else if (f == "--mds") {
+      auto n = number(0, 26);
+      if (!n) return usage_error("--mds needs a number from 0 to 26", kUpUsage);
+      a.mds = int(*n);
     } else if (f == "--timeout") {
       auto n = number(1, 86400);
       if (!n) return usage_error("--timeout needs seconds", kUpUsage);
@@ -430,7 +547,8 @@ int cmd_down(std::vector<std::string> args) {
     } else if ((args[i] == "--conf" || args[i] == "--config") && i + 1 < args.size()) {
       dir = dir_of_config(args[++i]);
       if (dir.empty())
-        return usage_error(args[i - 1] + " takes DIR/strata.conf (the cluster's config)", kDownUsage);
+        return usage_error(args[i - 1] + " takes DIR/strata.conf (the cluster's config)",
+                           kDownUsage);
     } else if (args[i] == "--purge") {
       purge = true;
     } else if (args[i] == "--timeout" && i + 1 < args.size()) {
@@ -454,9 +572,18 @@ int cmd_down(std::vector<std::string> args) {
     std::string name = e.path().filename().string();
     if (std::regex_match(name, mt, osd_re)) ids.insert(std::stoi(mt[1]));
   }
-  // OSDs first (in parallel), then the monitor, so OSDs do not report
-  // each other down to a monitor that is about to go anyway.
+  // MDS daemons first (they write through the OSDs), then the OSDs (in
+  // parallel), then the monitor, so OSDs do not report each other down to
+  // a monitor that is about to go anyway.
   auto grace = std::chrono::milliseconds(timeout_s * 1000);
+  static const std::regex mds_re(R"(mds\.([A-Za-z0-9_-]+)\.pid)");
+  for (const auto &e : fs::directory_iterator(L.dir)) {
+    std::smatch mt;
+    std::string name = e.path().filename().string();
+    if (!std::regex_match(name, mt, mds_re)) continue;
+    std::string what, d = "mds." + mt[1].str();
+    if (up::stop_daemon(L.pid(d), L.conf(), grace, &what)) print(d + ": " + what + "\n");
+  }
   std::vector<std::thread> stoppers;
   std::vector<std::string> results(ids.size());
   size_t k = 0;

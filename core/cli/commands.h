@@ -27,6 +27,7 @@ int cmd_fs_check(std::vector<std::string> args);   // `strata fs check` (core/md
 int cmd_bench(std::vector<std::string> args);      // `strata bench objects write|seq|rand`
 int cmd_pg(std::vector<std::string> args);         // `strata pg ls|scrub|repair`
 int cmd_auth(std::vector<std::string> args);       // `strata auth ls|add|rm`
+int cmd_fs(std::vector<std::string> args);         // `strata fs new|ls|rm|status` (cmd_fs.cpp)
 
 // Running a frontend plugin on a cluster connection (cmd_frontend.cpp).
 int cmd_frontend(std::vector<std::string> args);  // `strata frontend run --plugin NAME`

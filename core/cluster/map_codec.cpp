@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "cluster/map_wire.h"
 #include "placement/binary_format.h"
@@ -141,7 +143,8 @@ MdsInfo from_wire(wire::MdsInfo::Reader in) {
   MdsInfo d;
   d.name = text(in.getName());
   d.addr = text(in.getAddr());
-  // An unknown (newer) state is no state a client may act on: standby.
+  // An unknown state (a newer peer) reads as standby: serving nothing is
+  // the safe reading.
   uint8_t st = in.getState();
   d.state = st <= uint8_t(MdsState::kActive) ? static_cast<MdsState>(st) : MdsState::kStandby;
   d.fs_id = in.getFsId();
@@ -204,6 +207,49 @@ Result<ClusterMap> from_wire(wire::ClusterMap::Reader in) {
   return m;
 }
 
+namespace {
+
+// Changed/removed entries of one keyed map of the cluster map.
+template <class K, class V>
+void diff_entries(const std::map<K, V> &from, const std::map<K, V> &to,
+                  std::vector<const V *> &changed, std::vector<K> &removed) {
+  for (const auto &[k, v] : to) {
+    auto it = from.find(k);
+    if (it == from.end() || !(it->second == v)) changed.push_back(&v);
+  }
+  for (const auto &[k, v] : from)
+    if (!to.count(k)) removed.push_back(k);
+}
+
+void fs_incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
+                            wire::MapIncremental::Builder out) {
+  std::vector<const FsInfo *> changed_fs;
+  std::vector<uint32_t> removed_fs;
+  diff_entries(from.filesystems, to.filesystems, changed_fs, removed_fs);
+  std::vector<const MdsInfo *> changed_mds;
+  std::vector<std::string> removed_mds;
+  diff_entries(from.mds, to.mds, changed_mds, removed_mds);
+  if (!changed_fs.empty()) {
+    auto l = out.initFilesystems(unsigned(changed_fs.size()));
+    for (unsigned i = 0; i < changed_fs.size(); ++i) to_wire(*changed_fs[i], l[i]);
+  }
+  if (!removed_fs.empty()) {
+    auto l = out.initRemovedFilesystems(unsigned(removed_fs.size()));
+    for (unsigned i = 0; i < removed_fs.size(); ++i) l.set(i, removed_fs[i]);
+  }
+  if (!changed_mds.empty()) {
+    auto l = out.initMds(unsigned(changed_mds.size()));
+    for (unsigned i = 0; i < changed_mds.size(); ++i) to_wire(*changed_mds[i], l[i]);
+  }
+  if (!removed_mds.empty()) {
+    auto l = out.initRemovedMds(unsigned(removed_mds.size()));
+    for (unsigned i = 0; i < removed_mds.size(); ++i) l.set(i, removed_mds[i]);
+  }
+  if (to.fs_max != from.fs_max) out.setFsMax(to.fs_max);
+}
+
+}  // namespace
+
 void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
                          wire::MapIncremental::Builder out) {
   out.setEpoch(to.epoch);
@@ -238,32 +284,7 @@ void incremental_to_wire(const ClusterMap &from, const ClusterMap &to,
   if (!(from.placement == to.placement))
     out.setPlacementMap(as_data(placement_bytes(to.placement)));
   if (to.pool_max != from.pool_max) out.setPoolMax(to.pool_max);
-
-  std::vector<const FsInfo *> changed_fs;
-  std::vector<uint32_t> removed_fs;
-  for (const auto &[id, f] : to.filesystems) {
-    auto old = from.filesystems.find(id);
-    if (old == from.filesystems.end() || !(old->second == f)) changed_fs.push_back(&f);
-  }
-  for (const auto &[id, f] : from.filesystems)
-    if (!to.filesystems.count(id)) removed_fs.push_back(id);
-  std::vector<const MdsInfo *> changed_mds;
-  std::vector<const std::string *> removed_mds;
-  for (const auto &[name, d] : to.mds) {
-    auto old = from.mds.find(name);
-    if (old == from.mds.end() || !(old->second == d)) changed_mds.push_back(&d);
-  }
-  for (const auto &[name, d] : from.mds)
-    if (!to.mds.count(name)) removed_mds.push_back(&name);
-  auto fss = out.initFilesystems(unsigned(changed_fs.size()));
-  for (unsigned i = 0; i < changed_fs.size(); ++i) to_wire(*changed_fs[i], fss[i]);
-  auto rfs = out.initRemovedFilesystems(unsigned(removed_fs.size()));
-  for (unsigned i = 0; i < removed_fs.size(); ++i) rfs.set(i, removed_fs[i]);
-  auto mdss = out.initMds(unsigned(changed_mds.size()));
-  for (unsigned i = 0; i < changed_mds.size(); ++i) to_wire(*changed_mds[i], mdss[i]);
-  auto rmds = out.initRemovedMds(unsigned(removed_mds.size()));
-  for (unsigned i = 0; i < removed_mds.size(); ++i) rmds.set(i, *removed_mds[i]);
-  if (to.fs_max != from.fs_max) out.setFsMax(to.fs_max);
+  fs_incremental_to_wire(from, to, out);
 }
 
 Result<ClusterMap> apply_incremental(const ClusterMap &from, wire::MapIncremental::Reader inc) {

@@ -18,6 +18,10 @@ const std::vector<strata_option_spec> &global_options() {
        "how often OSDs and clients ping the monitor on their session (0: never)"},
       {"mon_keepalive_timeout_ms", STRATA_OPT_INT, "5000", nullptr,
        "a monitor session with no answer for this long is closed and made again"},
+      {"mds_beacon_interval_ms", STRATA_OPT_INT, "500", nullptr,
+       "how often an MDS tells the monitor it is alive (docs/FILESYSTEM.md)"},
+      {"mds_beacon_grace_ms", STRATA_OPT_INT, "3000", nullptr,
+       "an MDS silent this long is removed from the map; its filesystem goes to a standby"},
   };
   return specs;
 }
@@ -105,8 +109,6 @@ const std::vector<strata_option_spec> &mds_options() {
        "host:port the MDS listens on for filesystem clients (port 0: any free port)"},
       {"mds_fs", STRATA_OPT_STRING, "", nullptr,
        "standby-for: take over only this filesystem (empty: any)"},
-      {"mds_beacon_interval_ms", STRATA_OPT_INT, "500", nullptr,
-       "how often the MDS beacons to the monitor"},
       {"mds_cache_memory_limit", STRATA_OPT_INT, "268435456", nullptr,
        "bytes of inodes and directory entries the MDS caches (least recently used clean items "
        "are evicted beyond it)"},

@@ -84,8 +84,9 @@ Result<MonitorOptions> monitor_options(const Config &cfg) {
     long long min;
     long long *out;
   };
-  long long grace, out_ms, reporters, size, min_size, pg_num, flap_n, flap_window, flap_hold;
+  long long grace, mds_grace, out_ms, reporters, size, min_size, pg_num, flap_n, flap_window, flap_hold;
   for (IntOpt i : {IntOpt{"heartbeat_grace_ms", 10, &grace},
+                   IntOpt{"mds_beacon_grace_ms", 10, &mds_grace},
                    IntOpt{"mon_osd_down_out_interval_ms", 0, &out_ms},
                    IntOpt{"mon_osd_min_down_reporters", 1, &reporters},
                    IntOpt{"mon_default_pool_size", 1, &size},
@@ -103,6 +104,7 @@ Result<MonitorOptions> monitor_options(const Config &cfg) {
   }
   o.heartbeat_grace_ms = uint64_t(grace);
   o.down_out_interval_ms = uint64_t(out_ms);
+  o.mds_beacon_grace_ms = uint64_t(mds_grace);
   o.failure.min_down_reporters = uint32_t(reporters);
   o.failure.reporter_level = config_str(cfg, "mon", "mon_osd_reporter_subtree_level");
   if (o.failure.reporter_level.empty())

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "cluster/placement_gen.h"
+#include "mon/fs_commands.h"
+#include "mon/mds_tracker.h"
 #include "msg/keyring.h"
 
 namespace strata::mon {
@@ -151,6 +153,7 @@ std::string base64(const std::string &in) {
 bool valid_entity(const std::string &e) {
   if (e == "mon") return true;
   if (e.rfind("osd.", 0) == 0) return parse_osd_id(e) >= 0;
+  if (e.rfind("mds.", 0) == 0) return !mds_name_of(e).empty();
   if (e.rfind("client.", 0) == 0 && e.size() > 7) {
     for (char c : e.substr(7))
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
@@ -489,7 +492,7 @@ CommandReply cmd_auth(const CommandRequest &req, const CommandState &st, Command
   auto e = Args(req).str("entity");
   if (!e.ok()) return error(e.status().code(), e.status().message());
   if (!valid_entity(*e))
-    return error(EINVAL, "bad entity '" + *e + "' (mon, osd.N or client.NAME)");
+    return error(EINVAL, "bad entity '" + *e + "' (mon, osd.N, mds.NAME or client.NAME)");
   bool exists = st.auth->count(*e) > 0;
   if (req.prefix == "auth add") {
     if (exists) return error(EEXIST, *e + " already has a key (auth rm it first)");
@@ -537,7 +540,7 @@ std::string format_id_set(const std::set<int32_t> &ids) {
 bool is_mutating(const std::string &p) {
   return p == "osd out" || p == "osd in" || p == "osd down" || p == "osd reweight" ||
          p == "pool create" || p == "pool rm" || p == "pool set" || p == "auth add" ||
-         p == "auth rm" || p == "osd unhold";
+         p == "auth rm" || p == "osd unhold" || p == "fs new" || p == "fs rm";
 }
 
 CommandReply run_command(const CommandRequest &req, const CommandState &st, CommandEffect *effect) {
@@ -558,9 +561,10 @@ CommandReply run_command(const CommandRequest &req, const CommandState &st, Comm
   if (p == "pool ls") return cmd_pool_ls(st);
   if (p == "pg ls") return cmd_pg_ls(req, st);
   if (p == "auth add" || p == "auth rm" || p == "auth ls") return cmd_auth(req, st, effect);
+  if (is_fs_command(p)) return run_fs_command(req, st, effect);
   return error(EINVAL, "unknown command '" + p +
                            "' (status, osd tree|ls|out|in|down|reweight|unhold, pool "
-                           "create|rm|set|get|ls, pg ls, auth add|rm|ls)");
+                           "create|rm|set|get|ls, pg ls, auth add|rm|ls, fs new|rm|ls|status)");
 }
 
 }  // namespace strata::mon

@@ -18,6 +18,7 @@
 //   pg ls                [pool]             (name or id; all pools if absent)
 //   auth add|rm          entity             (add replies with the new key)
 //   auth ls
+//   fs new|rm|ls|status                     filesystems (fs_commands.h)
 // Mutating commands are refused (EACCES) unless the caller is client.admin.
 #pragma once
 
@@ -30,6 +31,7 @@
 
 #include "cluster/cluster_map.h"
 #include "common/json.h"
+#include "mon/mds_tracker.h"
 #include "mon/osd_failure_policy.h"
 #include "mon/pg_stats.h"
 
@@ -68,6 +70,7 @@ struct CommandState {
   PoolDefaults defaults;
   std::map<int32_t, FlapGuard::Hold> flap_holds;  // OSDs held down for flapping
   uint64_t flap_hold_ms = 0;                      // how long a hold lasts (0: until unhold)
+  const std::map<std::string, MdsStats> *mds_stats = nullptr;  // last beacon figures by name
 };
 
 // The meta key holding admin_out ("3,7"), and its codec.

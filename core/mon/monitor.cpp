@@ -16,6 +16,7 @@
 
 #include "cluster/map_wire.h"
 #include "cluster/placement_gen.h"
+#include "mon/mds_tracker.h"
 #include "msg/message_types.h"
 #include "msg/messenger.h"
 #include "msg/wire_codec.h"
@@ -96,8 +97,10 @@ struct Monitor::State {
   std::map<int32_t, msg::ConnectionRef> booted_conn;  // GUARDED_BY(mu); where each OSD booted
   std::map<int32_t, uint64_t> last_beacon_ms;         // GUARDED_BY(mu)
   std::map<int32_t, std::map<int32_t, uint64_t>> failure_reports;  // target -> reporter -> ms
-  FlapGuard flaps;                     // GUARDED_BY(mu)
-  std::set<int32_t> held_boot_logged;  // GUARDED_BY(mu); one log line per hold
+  MdsTracker mds;                                                  // GUARDED_BY(mu)
+  std::map<std::string, msg::ConnectionRef> mds_conns;  // GUARDED_BY(mu); last beacon's session
+  FlapGuard flaps;                                      // GUARDED_BY(mu)
+  std::set<int32_t> held_boot_logged;                   // GUARDED_BY(mu); one log line per hold
   std::mutex events_mu;  // a leaf lock: nothing is taken while it is held
   std::vector<std::pair<msg::ConnectionRef, std::string>> closed;  // GUARDED_BY(events_mu)
 
@@ -107,7 +110,11 @@ struct Monitor::State {
   bool started = false;
 
   State(MonitorOptions o, std::unique_ptr<MapStore> st, host::Plugin p, Logger &l, Env &e)
-      : opts(std::move(o)), store(std::move(st)), placement(std::move(p)), log(l), env(e),
+      : opts(std::move(o)),
+        store(std::move(st)),
+        placement(std::move(p)),
+        log(l),
+        env(e),
         flaps(opts.failure) {}
 
   // Wall time: down_since_ms and flap holds are stored in the map and meta.
@@ -318,6 +325,11 @@ struct Monitor::State {
             m, "OsdStats from " + who,
             [&](wire::OsdStats::Reader r) { return osd_stats(conn, r, out); });
         break;
+      case msg::kMsgMdsBeacon:
+        s = msg::read_message<wire::MdsBeacon>(
+            m, "MdsBeacon from " + who,
+            [&](wire::MdsBeacon::Reader r) { return mds_beacon(conn, r, out); });
+        break;
       case msg::kMsgMonCommand:
         s = msg::read_message<wire::MonCommand>(
             m, "MonCommand from " + who,
@@ -385,7 +397,8 @@ struct Monitor::State {
 
   Status subscribe(const msg::ConnectionRef &conn, wire::MonSubscribe::Reader r, Outbox &out) {
     const std::string &who = conn->peer_entity();
-    bool daemon = who == "mon" || osd_of(who) >= 0;
+    // An MDS verifies its clients' keys like an OSD does.
+    bool daemon = who == "mon" || osd_of(who) >= 0 || !mds_name_of(who).empty();
     if (r.getWantAuth() && !daemon)
       log.warn(kLog, who + " asked for the auth keys; only daemons get them");
     Sub &sub = subs[conn.get()];
@@ -537,6 +550,44 @@ struct Monitor::State {
     return commit(std::move(next), {}, {}, out);
   }
 
+  // Beacons come every mds_beacon_interval_ms from every MDS: the map only
+  // changes (a new epoch) when the beacon means something new.
+  Status mds_beacon(const msg::ConnectionRef &conn, wire::MdsBeacon::Reader r, Outbox &out) {
+    const std::string &who = conn->peer_entity();
+    MdsBeaconInfo b;
+    b.name = text(r.getName());
+    if (mds_name_of(who).empty() || "mds." + b.name != who)
+      return Status::Error(EPERM, "MdsBeacon for mds." + b.name + " from " + who + " refused");
+    const ClusterMap &cur = view->map();
+    std::string fsid = text(r.getFsid());
+    if (!fsid.empty() && fsid != cur.fsid)
+      return Status::Error(EPERM, who + " belongs to cluster " + fsid + ", not " + cur.fsid);
+    b.addr = text(r.getAddr());
+    uint8_t st = r.getState();
+    if (st > uint8_t(cluster::MdsState::kActive))
+      return Status::Error(EBADMSG,
+                           "MdsBeacon from " + who + ": unknown state " + std::to_string(st));
+    b.state = static_cast<cluster::MdsState>(st);
+    b.fs_id = r.getFsId();
+    b.incarnation = r.getIncarnation();
+    b.want_fs = text(r.getWantFs());
+    b.stats.sessions = r.getSessions();
+    b.stats.leases = r.getLeases();
+    b.stats.cache_bytes = r.getCacheBytes();
+    b.stats.cache_limit_bytes = r.getCacheLimitBytes();
+    b.stats.inodes = r.getInodes();
+    b.stats.journal_bytes = r.getJournalBytes();
+    ClusterMap next = cur;
+    std::vector<std::string> events;
+    bool changed = mds.on_beacon(cur, b, conn.get(), now(), next, &events);
+    // Holding the session keeps its address from being reused by a later
+    // one, which the tracker would take for the same session.
+    mds_conns[b.name] = conn;
+    if (!changed) return Status::OK();
+    for (const std::string &e : events) log.info(kLog, e);
+    return commit(std::move(next), {}, {}, out);
+  }
+
   Status command(const msg::ConnectionRef &conn, wire::MonCommand::Reader r, Outbox &out) {
     CommandRequest req;
     req.prefix = text(r.getPrefix());
@@ -550,8 +601,15 @@ struct Monitor::State {
     st.flap_holds = flaps.holds();
     st.flap_hold_ms = opts.failure.flap_hold_ms;
     st.defaults = opts.pool_defaults;
+    st.mds_stats = &mds.stats();
     CommandEffect effect;
     CommandReply reply = run_command(req, st, &effect);
+    if (reply.rc == 0 && effect.next) {
+      // A new filesystem gets a standby in the same epoch.
+      std::vector<std::string> events;
+      mds.assign(*effect.next, &events);
+      for (const std::string &e : events) log.info(kLog, e);
+    }
     if (reply.rc == 0 && !effect.empty()) {
       Status s =
           commit(std::move(effect.next), std::move(effect.auth), std::move(effect.meta), out);
@@ -614,6 +672,9 @@ struct Monitor::State {
     for (auto &[target, reports] : failure_reports)
       std::erase_if(reports,
                     [&](const auto &kv) { return t > kv.second && t - kv.second > 2 * grace; });
+    std::vector<std::string> mds_events;
+    if (mds.expire(t, opts.mds_beacon_grace_ms, next, &mds_events)) changed = true;
+    for (const std::string &e : mds_events) log.warn(kLog, e);
     if (changed) {
       if (Status s = commit(std::move(next), {}, std::move(meta), out); !s.ok())
         log.error(kLog, "timer: " + s.message());
@@ -683,16 +744,18 @@ Result<std::unique_ptr<Monitor>> Monitor::open(MonitorOptions opts, std::unique_
   if (!map.ok()) return map.status().Context("loading map epoch " + std::to_string(last));
   auto view = MapView::create(std::move(*map), placement);
   if (!view.ok()) return view.status();
-  auto s = std::make_unique<State>(std::move(opts), std::move(store), std::move(placement), log,
-                                   env);
+  auto s =
+      std::make_unique<State>(std::move(opts), std::move(store), std::move(placement), log, env);
   s->view = std::move(*view);
   s->auth = s->store->auth_keys();
   s->auth_version =
       std::strtoull(s->store->meta(kMetaAuthVersion).value_or("1").c_str(), nullptr, 10);
   s->admin_out = parse_id_set(s->store->meta(kMetaAdminOut).value_or(""));
   s->flaps.restore_holds(s->store->meta(kMetaFlapHolds).value_or(""));
-  // OSDs the map has up get one grace to reconnect to this monitor.
+  // OSDs the map has up get one grace to reconnect to this monitor; so do
+  // the MDS daemons.
   uint64_t t = s->now();
+  s->mds.adopt(s->view->map(), t);
   for (const auto &[id, o] : s->view->map().osds)
     if (o.up) {
       s->last_beacon_ms[id] = t;

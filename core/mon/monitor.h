@@ -45,6 +45,7 @@ struct MonitorOptions {
   uint16_t port = 6789;
   uint64_t heartbeat_grace_ms = 3000;
   uint64_t down_out_interval_ms = 600000;  // 0: never mark out automatically
+  uint64_t mds_beacon_grace_ms = 3000;     // an MDS silent this long leaves the map
   // Peer reports needed (from how many failure domains) and flap holds.
   FailurePolicyOptions failure;
   PoolDefaults pool_defaults;

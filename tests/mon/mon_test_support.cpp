@@ -171,6 +171,8 @@ MonFixture::MonFixture(int osds, std::map<std::string, std::string> mon_settings
   keyring_.set("mon", msg::Keyring::generate_secret());
   keyring_.set("client.admin", msg::Keyring::generate_secret());
   keyring_.set("client.reader", msg::Keyring::generate_secret());
+  // Fake MDS daemons (mds_map_test.cpp).
+  for (const char *m : {"mds.x", "mds.y"}) keyring_.set(m, msg::Keyring::generate_secret());
   for (int i = 0; i < osds; ++i)
     keyring_.set("osd." + std::to_string(i), msg::Keyring::generate_secret());
   REQUIRE(keyring_.write_file(dir_ / "keyring").ok());
