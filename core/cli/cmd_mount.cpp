@@ -45,12 +45,12 @@ const char *kMount = "mount";
 const char *kUmount = "umount";
 
 const char *kMountUsage =
-    "usage: strata mount MOUNTPOINT --fs NAME [--root PATH] [--foreground]\n"
+    "usage: strata mount MOUNTPOINT [--fs NAME] [--root PATH] [--foreground]\n"
     "                    [--set key=value]... [common options]\n"
     "  Mounts filesystem NAME (`strata fs ls`) on the directory MOUNTPOINT through FUSE (the\n"
     "  `fuse` frontend plugin) and goes to the background once the mount is up; exits non-zero\n"
     "  with the reason when it cannot mount. `strata umount MOUNTPOINT` ends it.\n"
-    "  --fs NAME          the filesystem (or --set fs=NAME)\n"
+    "  --fs NAME          the filesystem (or --set fs=NAME; default: default)\n"
     "  --root PATH        mount this directory of the filesystem instead of its root\n"
     "  --foreground       stay in the foreground until SIGINT/SIGTERM or the unmount\n"
     "  --set key=value    an option of the fuse plugin (allow_other, default_permissions,\n"
@@ -135,6 +135,10 @@ int serve(const MountArgs &a, const StopSignals &signals, int ready) {
   given.emplace_back("mountpoint", a.mountpoint);
   if (!a.fs.empty()) given.emplace_back("fs", a.fs);
   if (!a.root.empty()) given.emplace_back("root", a.root);
+  // Without --fs: the filesystem `strata up` makes.
+  bool fs_given = !a.fs.empty();
+  for (auto &kv : given) fs_given |= kv.first == "fs" && !kv.second.empty();
+  if (!fs_given) given.emplace_back("fs", "default");
   auto options = host::resolve_plugin_options(*plugin, given);
   if (!options.ok()) return usage_error(kMount, options.status().message(), "");
   bool has_fs = false;

@@ -21,7 +21,10 @@ std::vector<const strata_option_spec *> client_option_specs() {
 }
 
 bool valid_client_entity(const std::string &entity) {
-  const std::string prefix = "client.";
+  // Programs connect as client.NAME; a metadata server's own cluster client
+  // connects as its daemon entity, mds.NAME (the key it has).
+  std::string prefix = "client.";
+  if (entity.compare(0, 4, "mds.") == 0) prefix = "mds.";
   if (entity.size() <= prefix.size() || entity.compare(0, prefix.size(), prefix) != 0) return false;
   return std::all_of(entity.begin() + static_cast<long>(prefix.size()), entity.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
@@ -55,7 +58,11 @@ Result<ClientSettings> load_client_settings(const Config &cfg, const std::string
   std::string problems;
   for (const Config::Entry &e : cfg.effective(entity)) {
     const strata_option_spec *spec = find_spec(specs, e.key);
-    bool ours = e.section != "global";  // overrides, [client], [client.NAME]
+    // Overrides, [client], [client.NAME]. A metadata server's cluster client
+    // shares its daemon's config and overrides, whose own check validates
+    // the daemon's keys.
+    bool daemon = entity.compare(0, 4, "mds.") == 0;
+    bool ours = e.section != "global" && !daemon;
     if (!spec) {
       if (ours)
         problems += (problems.empty() ? "" : "\n") + e.origin + ": unknown client option '" +
