@@ -3,7 +3,8 @@
 # against two baselines measured in the same run, printed as ratios.
 #
 #   bench/fs/run.sh [--strata BIN] [--reps 3] [--workdir DIR] [--image-size 8G]
-#       [--backend xfs|kv] [--journal file|tmpfs] [--mds-cache-limit BYTES]
+#       [--backend xfs|kv] [--journal file|tmpfs] [--mds-cache-limit BYTES|none]
+#       [--cluster-set key=value]...
 #       [--passthrough-opts OPTS] [--mount-set key=value]... [--no-count]
 #       [--requests-cmd CMD] [--no-seed002] [--no-drop-caches] [--keep]
 #
@@ -21,8 +22,9 @@
 # tree warm (piped through cat: GNU tar skips reading files when its output is
 # /dev/null), rsync -r first copy, rsync -r --size-only with nothing to copy,
 # rm -rf. Seed 002 (strata only): tar c read-back by a fresh client after
-# another client walked arch with a small MDS cache (--mds-cache-limit),
-# against the same read-back with empty caches.
+# another client walked arch with a small MDS cache (--mds-cache-limit, set
+# as mds_cache_memory_limit; "none" leaves it alone), against the same
+# read-back with empty caches. --cluster-set lines go to both `strata up`s.
 # Also printed: FUSE requests per entry (passthrough_ll counted from its -d
 # output in one extra pass; strata through --requests-cmd CMD, which is run
 # as `CMD MOUNTPOINT` and prints the requests served so far), MDS and
@@ -39,10 +41,11 @@ reps=3
 workdir=${STRATA_BENCH_WORKDIR:-/var/tmp}/strata-fs-bench
 image_size=8G
 backend=xfs
-journal=file
+journal="file"
 mds_cache_limit=$((8 << 20))
 pt_opts=""
 mount_sets=()
+cluster_sets=()
 count=1
 requests_cmd=""
 seed002=1
@@ -62,6 +65,7 @@ while [[ $# -gt 0 ]]; do
     --mds-cache-limit) mds_cache_limit=$2; shift 2 ;;
     --passthrough-opts) pt_opts=$2; shift 2 ;;
     --mount-set) mount_sets+=(--set "$2"); shift 2 ;;
+    --cluster-set) cluster_sets+=(--set "$2"); shift 2 ;;
     --no-count) count=0; shift ;;
     --requests-cmd) requests_cmd=$2; shift 2 ;;
     --no-seed002) seed002=0; shift ;;
@@ -280,14 +284,18 @@ strata_status="skipped"
 strata_note="no --strata BIN given"
 mds_mem="-"
 client_mem="-"
-cold_median="-"
 cache_limit_note=""
+
+# "R MiB now, H MiB peak" from strata_mount.sh rss, or why there is none.
+mem_text() {
+  if [[ $1 == - ]]; then echo "n/a (no live process: mds*.pid missing?)"; else echo "$1 MiB now, $2 MiB peak"; fi
+}
 
 cluster_up() {
   local dir=$1
   shift
   "$strata" up --dir "$dir" --backend "$backend" --journal "$journal" --osds 3 --pg-num 32 \
-    --timeout 180 "$@" >"$dir.up.log" 2>&1 ||
+    --timeout 180 "${cluster_sets[@]}" "$@" >"$dir.up.log" 2>&1 ||
     { tail -n 20 "$dir.up.log" >&2; return 1; }
 }
 smount() { "$here/strata_mount.sh" mount "$strata" "$cluster/strata.conf" "$1" "$run/mount.log" "${mount_sets[@]}"; }
@@ -316,9 +324,9 @@ strata_main() {
   fi
   local r h
   read -r r h < <("$here/strata_mount.sh" rss "$client")
-  client_mem="${r} MiB now, ${h} MiB peak"
+  client_mem=$(mem_text "$r" "$h")
   read -r r h < <("$here/strata_mount.sh" rss "$("$here/strata_mount.sh" mds-pid "$cluster")")
-  mds_mem="${r} MiB now, ${h} MiB peak (default cache limit)"
+  mds_mem="$(mem_text "$r" "$h") (default cache limit)"
   sumount "$mnt"
   strata_mnts=()
   "$strata" down --dir "$cluster" --purge >/dev/null
@@ -331,7 +339,9 @@ strata_main() {
 strata_seed002() {
   cluster=$run/cluster002
   log "strata: seed 002 cluster, mds_cache_memory_limit=$mds_cache_limit"
-  cluster_up "$cluster" --set "mds_cache_memory_limit=$mds_cache_limit" || return 1
+  local limit=()
+  [[ $mds_cache_limit == none ]] || limit=(--set "mds_cache_memory_limit=$mds_cache_limit")
+  cluster_up "$cluster" "${limit[@]}" || return 1
   local a=$run/client-a b=$run/client-b
   strata_mnts=("$a" "$b")
   smount "$a" >/dev/null || return 1
@@ -362,7 +372,7 @@ strata_seed002() {
   done
   local r h
   read -r r h < <("$here/strata_mount.sh" rss "$("$here/strata_mount.sh" mds-pid "$cluster")")
-  cache_limit_note="seed-002 MDS: ${r} MiB now, ${h} MiB peak with mds_cache_memory_limit=$((mds_cache_limit >> 20)) MiB"
+  cache_limit_note="seed-002 MDS: $(mem_text "$r" "$h") with mds_cache_memory_limit=$mds_cache_limit"
   strata_mnts=()
   "$strata" down --dir "$cluster" --purge >/dev/null
   cluster=""

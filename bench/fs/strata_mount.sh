@@ -22,16 +22,19 @@ die() {
 # The process serving MNT: one holding /dev/fuse whose command line names
 # MNT (the `strata mount` daemon, or its foreground process).
 pid_serving() {
-  local mnt=$1 p cmd
-  mnt=$(realpath -m "$mnt")
-  for p in /proc/[0-9]*; do
-    [ -r "$p/cmdline" ] || continue
-    cmd=$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null) || continue
-    grep -qxF -e "$mnt" -e "$mnt/" <<<"$cmd" || continue
-    if ls -l "$p/fd" 2>/dev/null | grep -q ' -> /dev/fuse$'; then
-      echo "${p#/proc/}"
-      return
-    fi
+  local mnt p fd
+  mnt=$(realpath -m "$1")
+  # pgrep reads every command line in one process (a loop of forks over
+  # /proc takes minutes on a loaded machine); then the exact argument and
+  # the /dev/fuse descriptor decide.
+  for p in $(pgrep -f -- "$mnt" || true); do
+    { tr '\0' '\n' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qxF -e "$mnt" -e "$mnt/" || continue
+    for fd in "/proc/$p"/fd/*; do
+      if [ "$(readlink "$fd" 2>/dev/null)" = /dev/fuse ]; then
+        echo "$p"
+        return
+      fi
+    done
   done
 }
 
@@ -46,8 +49,8 @@ mount_strata() {
   mnt=$(realpath "$mnt")
   ulimit -n "$(ulimit -Hn)"
   "$strata" mount "$mnt" --conf "$conf" "$@" </dev/null >>"$log" 2>&1 &
-  local job=$! i
-  for i in $(seq 1 600); do
+  local job=$! rc
+  for _ in $(seq 1 600); do
     if mountpoint -q "$mnt"; then
       local pid
       for _ in $(seq 1 50); do
