@@ -346,8 +346,8 @@ strata_seed002() {
   strata_mnts=("$a" "$b")
   smount "$a" >/dev/null || return 1
   mkdir -p "$a/trees/subset" "$a/trees/other"
-  tar -C "$a/trees/subset" -xf "$cache/subset.tar"
-  tar -C "$a/trees/other" -xf "$cache/arch.tar"
+  tar -C "$a/trees/subset" -xf "$cache/subset.tar" || return 1
+  tar -C "$a/trees/other" -xf "$cache/arch.tar" || return 1
   sumount "$a"
   local restart=("$strata" down --dir "$cluster")
   for ((i = 1; i <= reps; i++)); do
@@ -361,9 +361,9 @@ strata_seed002() {
     "${restart[@]}" >/dev/null && cluster_up "$cluster" || return 1
     smount "$a" >/dev/null || return 1
     smount "$b" >/dev/null || return 1
-    tar_read "$a/trees/subset"
+    tar_read "$a/trees/subset" || return 1
     sumount "$a"
-    tar_read "$b/trees/other"
+    tar_read "$b/trees/other" || return 1
     drop_all_caches
     smount "$a" >/dev/null || return 1
     timed strata seed002 tar_read "$a/trees/subset"

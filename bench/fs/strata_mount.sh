@@ -22,19 +22,19 @@ die() {
 # The process serving MNT: one holding /dev/fuse whose command line names
 # MNT (the `strata mount` daemon, or its foreground process).
 pid_serving() {
-  local mnt p fd
+  local mnt p
   mnt=$(realpath -m "$1")
   # pgrep reads every command line in one process (a loop of forks over
   # /proc takes minutes on a loaded machine); then the exact argument and
   # the /dev/fuse descriptor decide.
   for p in $(pgrep -f -- "$mnt" || true); do
     { tr '\0' '\n' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qxF -e "$mnt" -e "$mnt/" || continue
-    for fd in "/proc/$p"/fd/*; do
-      if [ "$(readlink "$fd" 2>/dev/null)" = /dev/fuse ]; then
-        echo "$p"
-        return
-      fi
-    done
+    # One find, not a readlink per descriptor: a FUSE server may hold
+    # tens of thousands (passthrough_ll keeps one per inode).
+    if [ -n "$(find "/proc/$p/fd" -lname /dev/fuse -print -quit 2>/dev/null)" ]; then
+      echo "$p"
+      return
+    fi
   done
 }
 
