@@ -4,7 +4,7 @@
 #
 #   bench/fs/run.sh [--strata BIN] [--reps 3] [--workdir DIR] [--image-size 8G]
 #       [--backend xfs|kv] [--journal file|tmpfs] [--mds-cache-limit BYTES|none]
-#       [--cluster-set key=value]...
+#       [--cluster-set key=value]... [--other TREE]
 #       [--passthrough-opts OPTS] [--mount-set key=value]... [--no-count]
 #       [--requests-cmd CMD] [--no-seed002] [--no-drop-caches] [--keep]
 #
@@ -25,6 +25,9 @@
 # another client walked arch with a small MDS cache (--mds-cache-limit, set
 # as mds_cache_memory_limit; "none" leaves it alone), against the same
 # read-back with empty caches. --cluster-set lines go to both `strata up`s.
+# --other names another directory of the kernel tree than arch (e.g.
+# arch/x86: a FUSE server with an fd per inode cannot hold the subset and
+# all of arch under a 20,000 open-file limit).
 # Also printed: FUSE requests per entry (passthrough_ll counted from its -d
 # output in one extra pass; strata through --requests-cmd CMD, which is run
 # as `CMD MOUNTPOINT` and prints the requests served so far), MDS and
@@ -51,8 +54,9 @@ requests_cmd=""
 seed002=1
 drop_caches=1
 keep=0
+other=arch
 
-usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -71,6 +75,7 @@ while [[ $# -gt 0 ]]; do
     --no-seed002) seed002=0; shift ;;
     --no-drop-caches) drop_caches=0; shift ;;
     --keep) keep=1; shift ;;
+    --other) other=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench/fs/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -93,22 +98,23 @@ done
 
 cache=$workdir/cache
 mkdir -p "$cache"
+other_tar=other-${other//\//_}.tar
 prepare_data() {
-  [[ -f $cache/subset.tar && -f $cache/arch.tar ]] && return
+  [[ -f $cache/subset.tar && -f $cache/$other_tar ]] && return
   local xz=/usr/src/linux-source-6.1.tar.xz
   if [[ ! -f $xz ]]; then
     log "installing linux-source-6.1 (~140 MB, once)"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       linux-source-6.1 >/dev/null || die "apt-get install linux-source-6.1 failed"
   fi
-  log "unpacking fs net sound include arch from $xz (once, into $cache)"
+  log "unpacking fs net sound include $other from $xz (once, into $cache)"
   local tmp top=linux-source-6.1
   tmp=$(mktemp -d "$cache/unpack.XXXXXX")
-  tar -C "$tmp" -xJf "$xz" "$top/fs" "$top/net" "$top/sound" "$top/include" "$top/arch"
+  tar -C "$tmp" -xJf "$xz" "$top/fs" "$top/net" "$top/sound" "$top/include" "$top/$other"
   tar -C "$tmp/$top" -cf "$cache/subset.tar.tmp" fs net sound include
-  tar -C "$tmp/$top" -cf "$cache/arch.tar.tmp" arch
+  tar -C "$tmp/$top" -cf "$cache/$other_tar.tmp" "$other"
   mv "$cache/subset.tar.tmp" "$cache/subset.tar"
-  mv "$cache/arch.tar.tmp" "$cache/arch.tar"
+  mv "$cache/$other_tar.tmp" "$cache/$other_tar"
   rm -rf "$tmp"
 }
 prepare_data
@@ -174,7 +180,7 @@ declare -A LABEL=(
   [rsync_first]="rsync -r first copy"
   [rsync_noop]="rsync --size-only, nothing to copy"
   [rmrf]="rm -rf"
-  [seed002]="read-back after arch walk (seed 002)"
+  [seed002]="read-back after $other walk (seed 002)"
   [cold]="read-back, empty caches"
 )
 declare -A GOAL=([untar]=1.5 [rsync_first]=1.5 [rmrf]=1.5 [tarc]=1.2 [rsync_noop]=1.2 [seed002]=1.05)
@@ -347,7 +353,7 @@ strata_seed002() {
   smount "$a" >/dev/null || return 1
   mkdir -p "$a/trees/subset" "$a/trees/other"
   tar -C "$a/trees/subset" -xf "$cache/subset.tar" || return 1
-  tar -C "$a/trees/other" -xf "$cache/arch.tar" || return 1
+  tar -C "$a/trees/other" -xf "$cache/$other_tar" || return 1
   sumount "$a"
   local restart=("$strata" down --dir "$cluster")
   for ((i = 1; i <= reps; i++)); do
