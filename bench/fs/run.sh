@@ -363,7 +363,7 @@ strata_seed002() {
     smount "$a" >/dev/null || return 1
     timed strata cold tar_read "$a/trees/subset"
     sumount "$a"
-    log "strata seed 002, round $i: after client B walked arch"
+    log "strata seed 002, round $i: after client B walked $other"
     "${restart[@]}" >/dev/null && cluster_up "$cluster" || return 1
     smount "$a" >/dev/null || return 1
     smount "$b" >/dev/null || return 1
@@ -409,7 +409,7 @@ echo
 echo "bench/fs: $entries entries (linux-source-6.1 fs net sound include), median of $reps," \
   "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "passthrough_ll -o ${pt_opts:-<defaults>}; strata: $strata_status${strata_note:+ ($strata_note)}"
-printf '%-38s %9s %9s %9s %8s %8s %8s %6s\n' workload "local s" "pt_ll s" "strata s" "pt/local" \
+printf '%-42s %9s %9s %9s %8s %8s %8s %6s\n' workload "local s" "pt_ll s" "strata s" "pt/local" \
   "st/pt" goal result
 for w in "${WORKLOADS[@]}"; do
   l=$(med local "$w")
@@ -418,15 +418,15 @@ for w in "${WORKLOADS[@]}"; do
   [[ -n $strata && $strata_status != skipped ]] || s=skipped
   r=$(ratio "$s" "$p")
   [[ $s == skipped ]] && r="-"
-  printf '%-38s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[$w]}" "$l" "$p" "$s" "$(ratio "$p" "$l")" \
+  printf '%-42s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[$w]}" "$l" "$p" "$s" "$(ratio "$p" "$l")" \
     "$r" "<=${GOAL[$w]}x" "$(verdict "$r" "${GOAL[$w]}")"
 done
 s=$(med strata seed002)
 c=$(med strata cold)
 if [[ $strata_status == skipped || $seed002 -eq 0 ]]; then s=skipped c=skipped; fi
-printf '%-38s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[cold]}" n/a n/a "$c" - - - -
+printf '%-42s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[cold]}" n/a n/a "$c" - - - -
 r=$(ratio "$s" "$c")
-printf '%-38s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[seed002]}" n/a n/a "$s" - "$r" \
+printf '%-42s %9s %9s %9s %8s %8s %8s %6s\n' "${LABEL[seed002]}" n/a n/a "$s" - "$r" \
   "<=${GOAL[seed002]}x" "$(verdict "$r" "${GOAL[seed002]}")"
 echo "  (seed 002's ratio is against the read-back with empty caches, not passthrough_ll)"
 
