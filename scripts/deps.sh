@@ -10,6 +10,7 @@ STRATA_PACKAGES=(
   catch2 libfuse3-dev liburing-dev libisal-dev libxxhash-dev
   libfmt-dev libspdlog-dev libcli11-dev
   xfsprogs btrfs-progs util-linux fio e2fsprogs iproute2 binutils
+  fuse3 rsync attr sqlite3 python3
 )
 
 strata_install_deps() {

@@ -1,0 +1,509 @@
+#!/usr/bin/python3
+"""Syscall-level POSIX checks for the fs_e2e suite, on any directory.
+
+    posix_checks.py SCRATCH_DIR [CHECK...]
+
+Runs every check (or the named ones) in its own fresh directory under
+SCRATCH_DIR and prints one line each: "ok NAME", "skip NAME: why" or
+"FAIL NAME: what". Exit status 1 if any check failed. Debian's python3 only
+(no pip modules): the errno values, locks and seeks shell tools cannot reach.
+"""
+import errno
+import fcntl
+import os
+import shutil
+import signal
+import stat
+import struct
+import sys
+import time
+import traceback
+
+
+class Skip(Exception):
+    """A check that does not apply here (e.g. chown without root)."""
+
+
+def expect_errno(codes, fn, *args, **kwargs):
+    """Calls fn and requires it to fail with one of codes (an int or a tuple)."""
+    codes = codes if isinstance(codes, tuple) else (codes,)
+    try:
+        fn(*args, **kwargs)
+    except OSError as e:
+        if e.errno in codes:
+            return
+        raise AssertionError(
+            f"{fn.__name__}{args!r}: errno {errno.errorcode.get(e.errno, e.errno)}, "
+            f"wanted {'/'.join(errno.errorcode[c] for c in codes)}") from e
+    raise AssertionError(f"{fn.__name__}{args!r} succeeded, wanted "
+                         f"{'/'.join(errno.errorcode[c] for c in codes)}")
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def write_file(path, data, mode=0o644):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def in_child(fn):
+    """Runs fn() in a forked child (another process, for locks); its result is
+    the child's exit status (0 when fn returned True)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(0 if fn() else 1)
+        except BaseException:  # noqa: B036 - the child must never return
+            traceback.print_exc()
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+# ---- the checks: each gets a fresh, empty directory ----
+
+def check_hard_links(d):
+    a, b, c = (os.path.join(d, n) for n in "abc")
+    write_file(a, b"one")
+    check(os.stat(a).st_nlink == 1, "new file nlink != 1")
+    os.link(a, b)
+    os.link(a, c)
+    sa, sb = os.stat(a), os.stat(b)
+    check(sa.st_ino == sb.st_ino, "link has another inode")
+    check(sa.st_nlink == 3 and sb.st_nlink == 3, f"nlink {sa.st_nlink}, wanted 3")
+    with open(b, "ab") as f:
+        f.write(b" two")
+    check(read_file(c) == b"one two", "write through one link not seen through another")
+    os.unlink(a)
+    check(os.stat(b).st_nlink == 2, "nlink after unlink != 2")
+    os.rename(b, c)  # same inode: POSIX says nothing happens
+    check(os.path.exists(b) and os.stat(c).st_nlink == 2, "rename between hard links changed them")
+    expect_errno(errno.EEXIST, os.link, b, c)
+    os.mkdir(os.path.join(d, "dir"))
+    expect_errno(errno.EPERM, os.link, os.path.join(d, "dir"), os.path.join(d, "dirlink"))
+    os.mkdir(os.path.join(d, "dir", "s1"))
+    os.mkdir(os.path.join(d, "dir", "s2"))
+    n = os.stat(os.path.join(d, "dir")).st_nlink
+    check(n in (1, 4), f"directory with 2 subdirectories has nlink {n} (wanted 4, or 1)")
+
+
+def check_symlinks(d):
+    target = "some/where/" + "x" * 1000
+    link = os.path.join(d, "link")
+    os.symlink(target, link)
+    check(os.readlink(link) == target, "readlink differs")
+    check(stat.S_ISLNK(os.lstat(link).st_mode), "lstat is not a symlink")
+    check(os.lstat(link).st_size == len(target), "symlink size != target length")
+    expect_errno(errno.ENOENT, os.stat, link)
+    write_file(os.path.join(d, "file"), b"data")
+    os.symlink("file", os.path.join(d, "good"))
+    check(read_file(os.path.join(d, "good")) == b"data", "read through symlink")
+    os.symlink("loop2", os.path.join(d, "loop1"))
+    os.symlink("loop1", os.path.join(d, "loop2"))
+    expect_errno(errno.ELOOP, os.open, os.path.join(d, "loop1"), os.O_RDONLY)
+    expect_errno(errno.ELOOP, os.open, os.path.join(d, "good"), os.O_RDONLY | os.O_NOFOLLOW)
+    os.mkdir(os.path.join(d, "sub"))
+    os.symlink("../file", os.path.join(d, "sub", "up"))
+    check(read_file(os.path.join(d, "sub", "up")) == b"data", "relative ../ symlink")
+    os.unlink(link)
+    check(not os.path.lexists(link), "symlink still there after unlink")
+
+
+def check_rename(d):
+    p = lambda *n: os.path.join(d, *n)  # noqa: E731
+    write_file(p("a"), b"new")
+    write_file(p("b"), b"old")
+    old_ino = os.stat(p("a")).st_ino
+    os.rename(p("a"), p("b"))
+    check(not os.path.exists(p("a")) and read_file(p("b")) == b"new", "rename over a file")
+    check(os.stat(p("b")).st_ino == old_ino, "renamed file changed inode")
+    os.mkdir(p("d1"))
+    os.mkdir(p("d2"))
+    write_file(p("d1", "f"), b"in d1")
+    os.rename(p("d1"), p("d2"))  # over an empty directory
+    check(read_file(p("d2", "f")) == b"in d1" and not os.path.exists(p("d1")),
+          "rename of a directory over an empty one")
+    os.mkdir(p("d3"))
+    write_file(p("d3", "g"), b"in d3")
+    expect_errno((errno.ENOTEMPTY, errno.EEXIST), os.rename, p("d3"), p("d2"))
+    check(read_file(p("d2", "f")) == b"in d1" and read_file(p("d3", "g")) == b"in d3",
+          "failed rename changed something")
+    os.mkdir(p("empty"))
+    expect_errno(errno.EISDIR, os.rename, p("b"), p("empty"))
+    expect_errno(errno.ENOTDIR, os.rename, p("empty"), p("b"))
+    expect_errno(errno.EINVAL, os.rename, p("d2"), p("d2", "inside"))
+    # Across directories, and back, with the entry moving atomically.
+    os.rename(p("b"), p("d3", "b"))
+    check(read_file(p("d3", "b")) == b"new" and not os.path.exists(p("b")), "rename across dirs")
+    os.rename(p("d3"), p("d2", "d3"))
+    check(read_file(p("d2", "d3", "g")) == b"in d3", "rename of a directory into another")
+    check(sorted(os.listdir(d)) == ["d2", "empty"], f"listing after renames: {os.listdir(d)}")
+    expect_errno(errno.ENOENT, os.rename, p("missing"), p("x"))
+
+
+def check_mkdir_rmdir(d):
+    p = lambda *n: os.path.join(d, *n)  # noqa: E731
+    os.mkdir(p("a"))
+    expect_errno(errno.EEXIST, os.mkdir, p("a"))
+    write_file(p("a", "f"), b"")
+    expect_errno((errno.ENOTEMPTY, errno.EEXIST), os.rmdir, p("a"))
+    expect_errno(errno.ENOTDIR, os.rmdir, p("a", "f"))
+    expect_errno(errno.EISDIR, os.unlink, p("a"))
+    expect_errno(errno.ENOENT, os.mkdir, p("no", "such"))
+    expect_errno(errno.ENOTDIR, os.mkdir, p("a", "f", "x"))
+    os.unlink(p("a", "f"))
+    os.rmdir(p("a"))
+    check(not os.path.exists(p("a")), "rmdir left the directory")
+    os.mkdir(p("m"), 0o700)
+    check(stat.S_IMODE(os.stat(p("m")).st_mode) == 0o700 & ~current_umask(), "mkdir mode")
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_open_flags(d):
+    p = lambda *n: os.path.join(d, *n)  # noqa: E731
+    fd = os.open(p("x"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    os.close(fd)
+    expect_errno(errno.EEXIST, os.open, p("x"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    os.symlink("dangling", p("sl"))
+    expect_errno(errno.EEXIST, os.open, p("sl"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    check(not os.path.exists(p("dangling")), "O_EXCL followed a symlink")
+    # O_APPEND: two descriptors, interleaved writes, nothing overwritten.
+    a = os.open(p("log"), os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+    b = os.open(p("log"), os.O_WRONLY | os.O_APPEND)
+    for i in range(50):
+        os.write(a if i % 2 == 0 else b, b"%02d\n" % i)
+    os.close(a)
+    os.close(b)
+    check(read_file(p("log")) == b"".join(b"%02d\n" % i for i in range(50)), "O_APPEND lost writes")
+    write_file(p("t"), b"z" * 10000)
+    fd = os.open(p("t"), os.O_WRONLY | os.O_TRUNC)
+    check(os.fstat(fd).st_size == 0, "O_TRUNC did not truncate")
+    os.write(fd, b"short")
+    os.close(fd)
+    check(read_file(p("t")) == b"short", "content after O_TRUNC")
+    expect_errno(errno.ENOENT, os.open, p("none"), os.O_RDONLY)
+    expect_errno(errno.EISDIR, os.open, d, os.O_WRONLY)
+    expect_errno(errno.ENOTDIR, os.open, p("t"), os.O_RDONLY | os.O_DIRECTORY)
+
+
+def check_truncate_sparse(d):
+    path = os.path.join(d, "f")
+    write_file(path, b"0123456789")
+    os.truncate(path, 1 << 20)
+    data = read_file(path)
+    check(len(data) == 1 << 20 and data[:10] == b"0123456789" and data[10:] == bytes(len(data) - 10),
+          "truncate up: size or zeros wrong")
+    os.truncate(path, 5)
+    check(read_file(path) == b"01234", "truncate down")
+    os.truncate(path, 100)
+    check(read_file(path) == b"01234" + bytes(95), "truncate down then up shows stale bytes")
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.ftruncate(fd, 0)
+        check(os.fstat(fd).st_size == 0, "ftruncate to 0")
+        hole_end = 64 << 20
+        os.pwrite(fd, b"end", hole_end)
+        os.fsync(fd)
+        st = os.fstat(fd)
+        check(st.st_size == hole_end + 3, f"sparse size {st.st_size}")
+        check(os.pread(fd, 4096, hole_end // 2) == bytes(4096), "hole does not read as zeros")
+        check(os.pread(fd, 10, hole_end) == b"end", "data after the hole")
+        check(st.st_blocks * 512 < hole_end // 2,
+              f"a 64 MiB hole takes {st.st_blocks * 512} bytes (not sparse)")
+        # SEEK_DATA / SEEK_HOLE: a file system may answer generically (all
+        # data, hole at EOF) but never wrongly.
+        try:
+            data_at = os.lseek(fd, 0, os.SEEK_DATA)
+            hole_at = os.lseek(fd, 0, os.SEEK_HOLE)
+        except OSError as e:
+            if e.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+        else:
+            check(data_at <= hole_end, f"SEEK_DATA from 0 skipped the data: {data_at}")
+            check(0 <= hole_at <= st.st_size, f"SEEK_HOLE from 0 out of range: {hole_at}")
+            expect_errno(errno.ENXIO, os.lseek, fd, st.st_size + 1, os.SEEK_DATA)
+    finally:
+        os.close(fd)
+    expect_errno(errno.EINVAL, os.truncate, path, -1)
+
+
+def check_attributes(d):
+    path = os.path.join(d, "f")
+    write_file(path, b"x")
+    for mode in (0o600, 0o640, 0o755, 0o4755, 0o2750, 0o000):
+        os.chmod(path, mode)
+        got = stat.S_IMODE(os.stat(path).st_mode)
+        check(got == mode, f"chmod {mode:o} reads back {got:o}")
+    os.chmod(path, 0o644)
+    os.mkdir(os.path.join(d, "sticky"))
+    os.chmod(os.path.join(d, "sticky"), 0o1777)
+    check(stat.S_IMODE(os.stat(os.path.join(d, "sticky")).st_mode) == 0o1777, "sticky dir mode")
+    # utimens with nanoseconds, and symlink times without following.
+    os.utime(path, ns=(1_234_567_891_123_456_789, 1_000_000_000_987_654_321))
+    st = os.stat(path)
+    check(st.st_atime_ns == 1_234_567_891_123_456_789, f"atime_ns {st.st_atime_ns}")
+    check(st.st_mtime_ns == 1_000_000_000_987_654_321, f"mtime_ns {st.st_mtime_ns}")
+    os.symlink("f", os.path.join(d, "sl"))
+    os.utime(os.path.join(d, "sl"), ns=(5_000_000_000, 6_000_000_000), follow_symlinks=False)
+    check(os.lstat(os.path.join(d, "sl")).st_mtime_ns == 6_000_000_000, "symlink mtime")
+    check(os.stat(path).st_mtime_ns == 1_000_000_000_987_654_321, "lutimes followed the link")
+    before = time.time_ns()
+    os.utime(path)  # now
+    check(os.stat(path).st_mtime_ns >= before - 2_000_000_000, "utime(now) mtime")
+    # A write moves mtime and ctime forward.
+    os.utime(path, ns=(0, 0))
+    with open(path, "ab") as f:
+        f.write(b"y")
+    st = os.stat(path)
+    check(st.st_mtime_ns > 0 and st.st_ctime_ns > 0, "write did not update mtime/ctime")
+    if os.geteuid() != 0:
+        expect_errno(errno.EPERM, os.chown, path, 0, 0)
+        return
+    os.chown(path, 1234, 5678)
+    st = os.stat(path)
+    check((st.st_uid, st.st_gid) == (1234, 5678), f"chown reads back {st.st_uid}:{st.st_gid}")
+    os.chown(os.path.join(d, "sl"), 4321, 8765, follow_symlinks=False)
+    check(os.lstat(os.path.join(d, "sl")).st_uid == 4321, "lchown")
+    check(os.stat(path).st_uid == 1234, "lchown followed the link")
+    os.chown(path, -1, 42)
+    check((os.stat(path).st_uid, os.stat(path).st_gid) == (1234, 42), "chown of the group alone")
+
+
+def check_name_lengths(d):
+    ok = os.path.join(d, "n" * 255)
+    write_file(ok, b"255")
+    check(read_file(ok) == b"255" and "n" * 255 in os.listdir(d), "255-byte name")
+    os.rename(ok, os.path.join(d, "m" * 255))
+    long = os.path.join(d, "n" * 256)
+    expect_errno(errno.ENAMETOOLONG, os.open, long, os.O_CREAT | os.O_WRONLY, 0o644)
+    expect_errno(errno.ENAMETOOLONG, os.stat, long)
+    expect_errno(errno.ENAMETOOLONG, os.mkdir, long)
+    expect_errno(errno.ENAMETOOLONG, os.rename, os.path.join(d, "m" * 255), long)
+    expect_errno(errno.ENAMETOOLONG, os.symlink, "t", long)
+    check(os.listdir(d) == ["m" * 255], f"listing after refused names: {os.listdir(d)}")
+    # Two bytes of UTF-8 per character: 127 characters fit, 128 do not.
+    write_file(os.path.join(d, "é" * 127), b"")
+    expect_errno(errno.ENAMETOOLONG, write_file, os.path.join(d, "é" * 128), b"")
+
+
+def check_name_bytes(d):
+    bd = os.fsencode(d)
+    every = bytes(b for b in range(1, 256) if b != ord("/"))
+    write_file(os.path.join(bd, every), b"every byte")
+    singles = [bytes([b]) for b in range(1, 256) if b not in (ord("/"), ord("."))]
+    for name in singles:
+        write_file(os.path.join(bd, name), name)
+    names = set(os.listdir(bd))
+    check(every in names, "the name with every byte is not listed")
+    missing = [n for n in singles if n not in names]
+    check(not missing, f"single-byte names missing from the listing: {missing[:5]}")
+    check(len(names) == len(singles) + 1, f"{len(names)} names listed, wanted {len(singles) + 1}")
+    check(read_file(os.path.join(bd, every)) == b"every byte", "read of the every-byte name")
+    for name in singles:
+        check(read_file(os.path.join(bd, name)) == name, f"content of {name!r}")
+    os.rename(os.path.join(bd, every), os.path.join(bd, every[::-1]))
+    check(read_file(os.path.join(bd, every[::-1])) == b"every byte", "rename of the every-byte name")
+
+
+def check_deep_path(d):
+    """A chain of directories ~4000 bytes deep below d, walked with dir fds
+    (the absolute path, with the mount's prefix, may pass PATH_MAX)."""
+    component = "d" * 199
+    depth = 20  # 20 * (199 + 1) = 4000 bytes
+    fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        for _ in range(depth):
+            os.mkdir(component, dir_fd=fds[-1])
+            fds.append(os.open(component, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        fd = os.open("leaf", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fds[-1])
+        os.write(fd, b"deep")
+        os.close(fd)
+        rel = "/".join([component] * depth) + "/leaf"
+        check(len(rel) >= 4000, f"relative path only {len(rel)} bytes")
+        # The same file by its 4005-byte relative path, from d.
+        fd = os.open(rel, os.O_RDONLY, dir_fd=fds[0])
+        check(os.read(fd, 10) == b"deep", "read by the long relative path")
+        os.close(fd)
+        too_long = os.path.join(d, rel, "x" * (4200 - len(rel)))
+        expect_errno(errno.ENAMETOOLONG, os.stat, too_long)
+        check(os.stat(rel, dir_fd=fds[0]).st_size == 4, "stat by the long path")
+    finally:
+        for fd in fds:
+            os.close(fd)
+    shutil.rmtree(os.path.join(d, component))
+    check(os.listdir(d) == [], "the deep tree was not removed")
+
+
+def check_flock(d):
+    path = os.path.join(d, "lock")
+    write_file(path, b"")
+    fd = os.open(path, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def try_lock(kind):
+        def attempt():
+            cfd = os.open(path, os.O_RDWR)
+            try:
+                fcntl.flock(cfd, kind | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                return False
+        return attempt
+
+    check(in_child(try_lock(fcntl.LOCK_EX)) == 1, "flock: a second process got LOCK_EX")
+    check(in_child(try_lock(fcntl.LOCK_SH)) == 1, "flock: a second process got LOCK_SH over LOCK_EX")
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    check(in_child(try_lock(fcntl.LOCK_SH)) == 0, "flock: two shared locks refused")
+    check(in_child(try_lock(fcntl.LOCK_EX)) == 1, "flock: LOCK_EX granted over LOCK_SH")
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    check(in_child(try_lock(fcntl.LOCK_EX)) == 0, "flock: LOCK_EX refused after unlock")
+    # A blocking waiter is woken by the unlock (bounded by an alarm).
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        signal.alarm(20)
+        cfd = os.open(path, os.O_RDWR)
+        os.write(w, b"w")
+        fcntl.flock(cfd, fcntl.LOCK_EX)
+        os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    time.sleep(0.2)
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    _, status = os.waitpid(pid, 0)
+    check(os.waitstatus_to_exitcode(status) == 0, "flock: a blocked waiter was not woken")
+    os.close(r)
+    os.close(fd)
+
+
+def check_fcntl_locks(d):
+    path = os.path.join(d, "lock")
+    write_file(path, bytes(1000))
+    fd = os.open(path, os.O_RDWR)
+    fcntl.lockf(fd, fcntl.LOCK_EX, 100, 0)  # bytes 0..99
+
+    def try_lock(kind, length, start):
+        def attempt():
+            cfd = os.open(path, os.O_RDWR)
+            try:
+                fcntl.lockf(cfd, kind | fcntl.LOCK_NB, length, start)
+                return True
+            except OSError as e:
+                if e.errno in (errno.EAGAIN, errno.EACCES):
+                    return False
+                raise
+        return attempt
+
+    check(in_child(try_lock(fcntl.LOCK_EX, 10, 50)) == 1, "fcntl: overlapping write lock granted")
+    check(in_child(try_lock(fcntl.LOCK_SH, 1, 99)) == 1, "fcntl: read lock over a write lock granted")
+    check(in_child(try_lock(fcntl.LOCK_EX, 100, 100)) == 0, "fcntl: disjoint range refused")
+
+    def getlk():
+        cfd = os.open(path, os.O_RDWR)
+        # struct flock on x86_64: short type, short whence, off_t start, off_t len, pid_t pid
+        req = struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 10, 1, 0)
+        got = struct.unpack("hhqqi", fcntl.fcntl(cfd, fcntl.F_GETLK, req)[:struct.calcsize("hhqqi")])
+        return got[0] == fcntl.F_WRLCK and got[4] == os.getppid() and got[2] == 0 and got[3] == 100
+
+    check(in_child(getlk) == 0, "fcntl: F_GETLK does not name the holder and its range")
+    fcntl.lockf(fd, fcntl.LOCK_UN, 50, 0)  # split: 50..99 stay locked
+    check(in_child(try_lock(fcntl.LOCK_EX, 50, 0)) == 0, "fcntl: unlocked half still locked")
+    check(in_child(try_lock(fcntl.LOCK_EX, 1, 75)) == 1, "fcntl: kept half not locked")
+    os.close(fd)  # closing any fd drops the process's locks
+    check(in_child(try_lock(fcntl.LOCK_EX, 0, 0)) == 0, "fcntl: locks survive close")
+
+
+def check_statfs(d):
+    st = os.statvfs(d)
+    check(st.f_bsize > 0 and st.f_frsize > 0, f"block sizes {st.f_bsize}/{st.f_frsize}")
+    check(st.f_blocks > 0, "f_blocks is 0")
+    check(st.f_bfree <= st.f_blocks and st.f_bavail <= st.f_blocks,
+          f"free {st.f_bfree} / avail {st.f_bavail} above total {st.f_blocks}")
+    check(st.f_namemax >= 255, f"f_namemax {st.f_namemax}")
+    check(st.f_files == 0 or st.f_ffree <= st.f_files, "free inodes above total")
+
+
+def check_unlinked_open_file(d):
+    path = os.path.join(d, "f")
+    payload = os.urandom(300_000)
+    write_file(path, payload)
+    fd = os.open(path, os.O_RDWR)
+    os.unlink(path)
+    check(not os.path.exists(path) and os.listdir(d) == [], "unlinked name still there")
+    check(os.fstat(fd).st_nlink == 0, f"nlink of an unlinked open file {os.fstat(fd).st_nlink}")
+    check(os.pread(fd, len(payload), 0) == payload, "unlinked open file unreadable")
+    os.pwrite(fd, b"more", len(payload))
+    check(os.pread(fd, 4, len(payload)) == b"more", "unlinked open file unwritable")
+    # A new file of the same name is another file.
+    write_file(path, b"new")
+    check(os.pread(fd, 3, 0) == payload[:3], "the new name replaced the open file's data")
+    os.close(fd)
+    check(read_file(path) == b"new", "the new file")
+
+
+def check_readdir(d):
+    names = {f"entry{i:04d}" for i in range(600)}
+    for n in names:
+        write_file(os.path.join(d, n), b"")
+    check(set(os.listdir(d)) == names, "listing of 600 entries")
+    for n in list(names)[:300]:
+        os.unlink(os.path.join(d, n))
+    left = set(os.listdir(d))
+    check(len(left) == 300 and left < names, "listing after unlinking half")
+    # Unlinking while iterating: every remaining entry is seen at most once.
+    seen = []
+    with os.scandir(d) as it:
+        for entry in it:
+            seen.append(entry.name)
+            os.unlink(entry.path)
+    check(len(seen) == len(set(seen)), "readdir returned an entry twice")
+    check(os.listdir(d) == [], "entries left")
+
+
+CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    scratch = sys.argv[1]
+    wanted = sys.argv[2:] or list(CHECKS)
+    failed = 0
+    for name in wanted:
+        d = os.path.join(scratch, name)
+        os.makedirs(d)
+        t0 = time.monotonic()
+        try:
+            CHECKS[name](d)
+        except Skip as e:
+            print(f"skip {name}: {e}", flush=True)
+            continue
+        except Exception as e:  # noqa: BLE001 - every failure is reported, then the next check
+            failed += 1
+            print(f"FAIL {name}: {e}", flush=True)
+            traceback.print_exc(file=sys.stderr)
+            continue
+        print(f"ok {name} ({time.monotonic() - t0:.2f} s)", flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The fs_e2e suite on a Strata mount: a cluster from tests/scripts/cluster.sh
+# (`strata up`, which also starts an MDS and makes the file system
+# "default"), `strata mount`, suite.sh, then unmount and tear down, also
+# after a failure or a signal.
+#
+#   run_on_strata.sh STRATA SCRATCH_DIR [suite cases...]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cluster_sh=$here/../scripts/cluster.sh
+mount_sh=$here/../../bench/fs/strata_mount.sh
+[ $# -ge 2 ] || { echo "usage: run_on_strata.sh STRATA SCRATCH_DIR [cases...]" >&2; exit 2; }
+strata=$1
+scratch=$2
+shift 2
+cluster=$scratch/cluster
+mnt=$scratch/mnt
+# A subshell, so that its set +e stays in it.
+cleanup() (
+  set +e
+  "$mount_sh" umount "$strata" "$mnt"
+  "$cluster_sh" down "$strata" "$cluster" >/dev/null
+)
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Whatever an interrupted earlier run left behind goes first.
+cleanup
+mkdir -p "$scratch" "$mnt"
+"$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
+  { tail -n 30 "$scratch/up.log" >&2; exit 1; }
+"$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount.log" >/dev/null
+"$here/suite.sh" "$mnt" "$@"
