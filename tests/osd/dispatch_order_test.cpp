@@ -1,7 +1,6 @@
-// The order-keeping parts between the messenger and the PGs: ConnOrder (a
+// The order-keeping part between the messenger and the PGs: ConnOrder (a
 // connection's messages reach their PGs in arrival order even when some are
-// staged first) and the shard's use of WorkQueue::run_or_post (events run
-// one at a time, in order, inline on the caller when the shard is idle).
+// staged first). The shard's use of WorkQueue is in shard_test.cpp.
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <mutex>
@@ -9,7 +8,6 @@
 #include <vector>
 
 #include "osd/conn_order.h"
-#include "osd/osd_shard.h"
 
 using namespace strata::osd;
 
@@ -67,41 +65,4 @@ TEST_CASE("places filled out of order by several threads are delivered in reserv
   for (int i = 0; i < kN; ++i) want[i] = i;
   CHECK(log.get() == want);
   CHECK(order.connections_waiting() == 0);
-}
-
-TEST_CASE(
-    "an idle shard runs an event on the caller's thread, a busy one on its own after the rest") {
-  // The queue's own guarantees are tested with WorkQueue (tests/core); this
-  // is the shard's use of them.
-  OsdShard shard(0);
-  shard.start();
-  std::thread::id ran_on;
-  std::atomic<bool> done{false};
-  shard.run_or_post([&] {
-    ran_on = std::this_thread::get_id();
-    done = true;
-  });
-  REQUIRE(done);  // ran inline, before run_or_post returned
-  CHECK(ran_on == std::this_thread::get_id());
-
-  std::atomic<bool> release{false}, held{false};
-  shard.post([&] {
-    held = true;
-    while (!release) std::this_thread::yield();
-  });
-  while (!held) std::this_thread::yield();
-  Log log;
-  std::atomic<bool> flushed{false};
-  shard.post([&] { log.add(1); });
-  shard.run_or_post([&] {
-    ran_on = std::this_thread::get_id();
-    log.add(2);
-    flushed = true;
-  });
-  CHECK(log.get().empty());  // queued behind the busy event
-  release = true;
-  while (!flushed) std::this_thread::yield();
-  shard.stop();
-  CHECK(log.get() == std::vector<int>{1, 2});
-  CHECK(ran_on != std::this_thread::get_id());
 }

@@ -28,7 +28,7 @@ function(strata_test_pair_parts pair backend_var journal_var)
   set(${journal_var} ${j} PARENT_SCOPE)
 endfunction()
 
-# strata_add_pair_tests(TARGET t PREFIX "store/" [TIMEOUT s] [LABELS l...])
+# strata_add_pair_tests(TARGET t PREFIX "store/" [TIMEOUT s] [COST c] [LABELS l...])
 # Registers each TEST_CASE of t once per available pair as
 # "<PREFIX><pair>/<test name>", run with --pair <pair> --root <dir>. Tests
 # tagged [journal] are not registered for journal-less pairs. xfs and btrfs
@@ -36,9 +36,12 @@ endfunction()
 # before, unmounted and deleted after, also when tests fail); every store
 # root is emptied after the last test (store_root.sh).
 function(strata_add_pair_tests)
-  cmake_parse_arguments(A "" "TARGET;PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  cmake_parse_arguments(A "" "TARGET;PREFIX;TIMEOUT;COST" "LABELS" ${ARGN})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 600)
+  endif()
+  if(NOT A_COST)
+    set(A_COST 0)
   endif()
   # Every pair the store engine is tested with.
   set(pairs
@@ -84,7 +87,8 @@ function(strata_add_pair_tests)
       TEST_PREFIX "${A_PREFIX}${pair}/"
       TEST_SPEC ${spec}
       EXTRA_ARGS --pair ${pair} --root ${root}
-      PROPERTIES FIXTURES_REQUIRED ${fixture} TIMEOUT ${A_TIMEOUT} LABELS "${A_LABELS}")
+      PROPERTIES FIXTURES_REQUIRED ${fixture} TIMEOUT ${A_TIMEOUT} COST ${A_COST}
+        LABELS "${A_LABELS}")
   endforeach()
   message(STATUS "${A_TARGET}: backend x journal pairs: ${registered}")
 endfunction()
