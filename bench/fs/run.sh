@@ -242,6 +242,51 @@ pt_count_hook() {
   requests[passthrough/$w]=$(awk -v t="$total" -v n="$entries" -v top="$top" \
     'BEGIN { printf "%.1f (%s)", t / n, top }')
 }
+# Without --requests-cmd, the strata mount runs with --foreground (its
+# output in a log) and SIGUSR1 makes it print its metrics there: the hook
+# takes a snapshot at a workload's start and, at its end, prints per entry
+# the FUSE requests (top opcodes), the MDS requests and round trips, and
+# the data object writes since.
+strata_fg_pid=""
+strata_fg_log=""
+strata_snapshot() {
+  local n0 out
+  n0=$(wc -l <"$strata_fg_log")
+  kill -USR1 "$strata_fg_pid" 2>/dev/null || return 1
+  for _ in $(seq 1 100); do
+    out=$(tail -n +"$((n0 + 1))" "$strata_fg_log")
+    grep -q '^strata_fuse_cache_inodes ' <<<"$out" && break
+    sleep 0.05
+  done
+  sleep 0.1
+  tail -n +"$((n0 + 1))" "$strata_fg_log" | awk '
+    /^strata_fuse_requests_total\{/ { split($1, a, "\""); print "op:" a[2], $2 }
+    /^strata_fuse_mds_requests_total / { print "mds", $2 }
+    /^strata_fuse_mds_round_trips_total / { print "rt", $2 }
+    /^strata_fuse_cache_hits_total / { print "hits", $2 }
+    /^strata_fuse_data_object_ops_total\{op="write"\}/ { print "objw", $2 }
+    /^strata_fuse_data_object_ops_total\{op="read"\}/ { print "objr", $2 }
+    /^strata_fuse_data_object_ops_total\{op="remove"\}/ { print "objrm", $2 }'
+}
+strata_metrics_hook() {
+  local w=$1 snap=$run/snap-$1
+  if [[ ! -f $snap ]]; then
+    strata_snapshot >"$snap" || true
+    return
+  fi
+  strata_snapshot >"$snap.end" || return 0
+  requests[strata/$w]=$(awk -v e="$entries" '
+    NR == FNR { a[$1] = $2; next }
+    { d = $2 - a[$1]; if ($1 ~ /^op:/) { tot += d; if (d > 0) ops[substr($1, 4)] = d } else v[$1] = d }
+    END {
+      n = 0; for (o in ops) { k[++n] = o }
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (ops[k[j]] > ops[k[i]]) { t = k[i]; k[i] = k[j]; k[j] = t }
+      top = ""; for (i = 1; i <= n && i <= 4; i++) top = top sprintf("%s%s %.1f", (i > 1 ? ", " : ""), k[i], ops[k[i]] / e)
+      printf "%.1f (%s); MDS req %.2f, round trips %.2f, cache hits %.1f, obj w/r/rm %.2f/%.2f/%.2f",
+        tot / e, top, v["mds"] / e, v["rt"] / e, v["hits"] / e, v["objw"] / e, v["objr"] / e, v["objrm"] / e
+    }' "$snap" "$snap.end")
+  rm -f "$snap" "$snap.end"
+}
 strata_count_mnt=""
 declare -A strata_mark
 strata_count_hook() {
@@ -319,7 +364,14 @@ strata_main() {
   local mnt=$run/strata
   strata_mnts=("$mnt")
   local client
-  client=$(smount "$mnt") || return 1
+  if [[ $count -eq 1 && -z $requests_cmd ]]; then
+    strata_fg_log=$run/mount-fg.log
+    client=$("$here/strata_mount.sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$strata_fg_log" \
+      --foreground "${mount_sets[@]}") || return 1
+    strata_fg_pid=$client
+  else
+    client=$(smount "$mnt") || return 1
+  fi
   for ((i = 1; i <= reps; i++)); do
     log "strata, round $i"
     one_round strata "$mnt/bench"
@@ -327,6 +379,9 @@ strata_main() {
   if [[ -n $requests_cmd ]]; then
     strata_count_mnt=$mnt
     one_round strata-count "$mnt/bench" strata_count_hook
+  elif [[ $count -eq 1 ]]; then
+    log "strata: one more round counting requests (SIGUSR1 metrics)"
+    one_round strata-count "$mnt/bench" strata_metrics_hook
   fi
   local r h
   read -r r h < <("$here/strata_mount.sh" rss "$client")
@@ -437,7 +492,7 @@ for w in "${WORKLOADS[@]}"; do
     "${requests[strata/$w]:-n/a}"
 done
 [[ $count -eq 1 ]] || echo "  (not counted: --no-count)"
-[[ -n $requests_cmd ]] || echo "  (strata: not counted; pass --requests-cmd CMD)"
+[[ -n $requests_cmd || $count -eq 0 ]] || echo "  (strata: from the mount's SIGUSR1 metrics, --foreground)"
 echo
 echo "memory: passthrough_ll ${pt_rss:-?} MiB now, ${pt_hwm:-?} MiB peak; strata client $client_mem;" \
   "MDS $mds_mem"
