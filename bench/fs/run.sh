@@ -7,6 +7,7 @@
 #       [--cluster-set key=value]... [--other TREE]
 #       [--passthrough-opts OPTS] [--mount-set key=value]... [--no-count]
 #       [--requests-cmd CMD] [--no-seed002] [--no-drop-caches] [--keep]
+#       [--no-baselines]
 #
 # Data: the Debian package linux-source-6.1 (installed with apt-get when
 # /usr/src/linux-source-6.1.tar.xz is missing), the subset "fs net sound
@@ -17,14 +18,17 @@
 # directory of that image (--passthrough-opts, e.g. "writeback,cache=always",
 # are its -o options; default: its own defaults, as in the issue).
 # Strata (only with --strata BIN): a cluster made by `strata up --dir D
-# --backend B`, mounted with `strata mount`, torn down at the end.
+# --backend B --journal J`, mounted with `strata mount`, torn down at the
+# end (--journal file needs the strata_journal_file plugin built; tmpfs
+# is the one the README's ninja line builds).
 # Workloads, each --reps times (the median is printed): tar x, tar c of the
 # tree warm (piped through cat: GNU tar skips reading files when its output is
 # /dev/null), rsync -r first copy, rsync -r --size-only with nothing to copy,
 # rm -rf. Seed 002 (strata only): tar c read-back by a fresh client after
 # another client walked arch with a small MDS cache (--mds-cache-limit, set
 # as mds_cache_memory_limit; "none" leaves it alone), against the same
-# read-back with empty caches. --cluster-set lines go to both `strata up`s.
+# read-back with empty caches (--no-baselines: strata alone, for quick
+# looks; the ratios print as "-"). --cluster-set lines go to both `strata up`s.
 # --other names another directory of the kernel tree than arch (e.g.
 # arch/x86: a FUSE server with an fd per inode cannot hold the subset and
 # all of arch under a 20,000 open-file limit).
@@ -54,6 +58,7 @@ requests_cmd=""
 seed002=1
 drop_caches=1
 keep=0
+baselines=1
 other=arch
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
@@ -75,6 +80,7 @@ while [[ $# -gt 0 ]]; do
     --no-seed002) seed002=0; shift ;;
     --no-drop-caches) drop_caches=0; shift ;;
     --keep) keep=1; shift ;;
+    --no-baselines) baselines=0; shift ;;
     --other) other=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench/fs/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -169,7 +175,10 @@ timed() {
     return 0
   fi
   t1=$(now)
-  samples[$key]+="$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e6 }') "
+  local secs
+  secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e6 }')
+  samples[$key]+="$secs "
+  log "$key: $secs s" # progress: a slow configuration shows its figures before the end
 }
 tar_read() { (cd "$1" && tar -cf - . | cat >/dev/null); }
 
@@ -303,22 +312,24 @@ strata_count_hook() {
 # ---- the baselines ----
 
 log "$entries entries; $reps repetitions; image $image_size on $loop"
-for ((i = 1; i <= reps; i++)); do
+for ((i = 1; i <= reps * baselines; i++)); do
   log "local, round $i"
   one_round local "$xfs/local"
 done
 
 pt_args=()
 [[ -n $pt_opts ]] && pt_args=(-o "$pt_opts")
-pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$run/pt.log" "${pt_args[@]}")
-for ((i = 1; i <= reps; i++)); do
+[[ $baselines -eq 1 ]] && pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$run/pt.log" "${pt_args[@]}")
+for ((i = 1; i <= reps * baselines; i++)); do
   log "passthrough_ll, round $i"
   one_round passthrough "$pt_mnt"
 done
-read -r pt_rss pt_hwm < <("$here/strata_mount.sh" rss "$pt_pid")
-"$here/passthrough_ll.sh" umount "$pt_mnt" "$pt_pid"
+if [[ $baselines -eq 1 ]]; then
+  read -r pt_rss pt_hwm < <("$here/strata_mount.sh" rss "$pt_pid")
+  "$here/passthrough_ll.sh" umount "$pt_mnt" "$pt_pid"
+fi
 pt_pid=""
-if [[ $count -eq 1 ]]; then
+if [[ $count -eq 1 && $baselines -eq 1 ]]; then
   log "passthrough_ll -d, one more round counting requests"
   count_log=$run/pt-debug.log
   pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$count_log" -d "${pt_args[@]}")
