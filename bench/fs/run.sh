@@ -7,6 +7,7 @@
 #       [--cluster-set key=value]... [--other TREE]
 #       [--passthrough-opts OPTS] [--mount-set key=value]... [--no-count]
 #       [--requests-cmd CMD] [--no-seed002] [--no-drop-caches] [--keep]
+#       [--no-baselines]
 #
 # Data: the Debian package linux-source-6.1 (installed with apt-get when
 # /usr/src/linux-source-6.1.tar.xz is missing), the subset "fs net sound
@@ -17,14 +18,17 @@
 # directory of that image (--passthrough-opts, e.g. "writeback,cache=always",
 # are its -o options; default: its own defaults, as in the issue).
 # Strata (only with --strata BIN): a cluster made by `strata up --dir D
-# --backend B`, mounted with `strata mount`, torn down at the end.
+# --backend B --journal J`, mounted with `strata mount`, torn down at the
+# end (--journal file needs the strata_journal_file plugin built; tmpfs
+# is the one the README's ninja line builds).
 # Workloads, each --reps times (the median is printed): tar x, tar c of the
 # tree warm (piped through cat: GNU tar skips reading files when its output is
 # /dev/null), rsync -r first copy, rsync -r --size-only with nothing to copy,
 # rm -rf. Seed 002 (strata only): tar c read-back by a fresh client after
 # another client walked arch with a small MDS cache (--mds-cache-limit, set
 # as mds_cache_memory_limit; "none" leaves it alone), against the same
-# read-back with empty caches. --cluster-set lines go to both `strata up`s.
+# read-back with empty caches (--no-baselines: strata alone, for quick
+# looks; the ratios print as "-"). --cluster-set lines go to both `strata up`s.
 # --other names another directory of the kernel tree than arch (e.g.
 # arch/x86: a FUSE server with an fd per inode cannot hold the subset and
 # all of arch under a 20,000 open-file limit).
@@ -54,6 +58,7 @@ requests_cmd=""
 seed002=1
 drop_caches=1
 keep=0
+baselines=1
 other=arch
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
@@ -75,6 +80,7 @@ while [[ $# -gt 0 ]]; do
     --no-seed002) seed002=0; shift ;;
     --no-drop-caches) drop_caches=0; shift ;;
     --keep) keep=1; shift ;;
+    --no-baselines) baselines=0; shift ;;
     --other) other=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench/fs/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -169,7 +175,10 @@ timed() {
     return 0
   fi
   t1=$(now)
-  samples[$key]+="$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e6 }') "
+  local secs
+  secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e6 }')
+  samples[$key]+="$secs "
+  log "$key: $secs s" # progress: a slow configuration shows its figures before the end
 }
 tar_read() { (cd "$1" && tar -cf - . | cat >/dev/null); }
 
@@ -242,6 +251,51 @@ pt_count_hook() {
   requests[passthrough/$w]=$(awk -v t="$total" -v n="$entries" -v top="$top" \
     'BEGIN { printf "%.1f (%s)", t / n, top }')
 }
+# Without --requests-cmd, the strata mount runs with --foreground (its
+# output in a log) and SIGUSR1 makes it print its metrics there: the hook
+# takes a snapshot at a workload's start and, at its end, prints per entry
+# the FUSE requests (top opcodes), the MDS requests and round trips, and
+# the data object writes since.
+strata_fg_pid=""
+strata_fg_log=""
+strata_snapshot() {
+  local n0 out
+  n0=$(wc -l <"$strata_fg_log")
+  kill -USR1 "$strata_fg_pid" 2>/dev/null || return 1
+  for _ in $(seq 1 100); do
+    out=$(tail -n +"$((n0 + 1))" "$strata_fg_log")
+    grep -q '^strata_fuse_cache_inodes ' <<<"$out" && break
+    sleep 0.05
+  done
+  sleep 0.1
+  tail -n +"$((n0 + 1))" "$strata_fg_log" | awk '
+    /^strata_fuse_requests_total\{/ { split($1, a, "\""); print "op:" a[2], $2 }
+    /^strata_fuse_mds_requests_total / { print "mds", $2 }
+    /^strata_fuse_mds_round_trips_total / { print "rt", $2 }
+    /^strata_fuse_cache_hits_total / { print "hits", $2 }
+    /^strata_fuse_data_object_ops_total\{op="write"\}/ { print "objw", $2 }
+    /^strata_fuse_data_object_ops_total\{op="read"\}/ { print "objr", $2 }
+    /^strata_fuse_data_object_ops_total\{op="remove"\}/ { print "objrm", $2 }'
+}
+strata_metrics_hook() {
+  local w=$1 snap=$run/snap-$1
+  if [[ ! -f $snap ]]; then
+    strata_snapshot >"$snap" || true
+    return
+  fi
+  strata_snapshot >"$snap.end" || return 0
+  requests[strata/$w]=$(awk -v e="$entries" '
+    NR == FNR { a[$1] = $2; next }
+    { d = $2 - a[$1]; if ($1 ~ /^op:/) { tot += d; if (d > 0) ops[substr($1, 4)] = d } else v[$1] = d }
+    END {
+      n = 0; for (o in ops) { k[++n] = o }
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (ops[k[j]] > ops[k[i]]) { t = k[i]; k[i] = k[j]; k[j] = t }
+      top = ""; for (i = 1; i <= n && i <= 4; i++) top = top sprintf("%s%s %.1f", (i > 1 ? ", " : ""), k[i], ops[k[i]] / e)
+      printf "%.1f (%s); MDS req %.2f, round trips %.2f, cache hits %.1f, obj w/r/rm %.2f/%.2f/%.2f",
+        tot / e, top, v["mds"] / e, v["rt"] / e, v["hits"] / e, v["objw"] / e, v["objr"] / e, v["objrm"] / e
+    }' "$snap" "$snap.end")
+  rm -f "$snap" "$snap.end"
+}
 strata_count_mnt=""
 declare -A strata_mark
 strata_count_hook() {
@@ -258,22 +312,24 @@ strata_count_hook() {
 # ---- the baselines ----
 
 log "$entries entries; $reps repetitions; image $image_size on $loop"
-for ((i = 1; i <= reps; i++)); do
+for ((i = 1; i <= reps * baselines; i++)); do
   log "local, round $i"
   one_round local "$xfs/local"
 done
 
 pt_args=()
 [[ -n $pt_opts ]] && pt_args=(-o "$pt_opts")
-pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$run/pt.log" "${pt_args[@]}")
-for ((i = 1; i <= reps; i++)); do
+[[ $baselines -eq 1 ]] && pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$run/pt.log" "${pt_args[@]}")
+for ((i = 1; i <= reps * baselines; i++)); do
   log "passthrough_ll, round $i"
   one_round passthrough "$pt_mnt"
 done
-read -r pt_rss pt_hwm < <("$here/strata_mount.sh" rss "$pt_pid")
-"$here/passthrough_ll.sh" umount "$pt_mnt" "$pt_pid"
+if [[ $baselines -eq 1 ]]; then
+  read -r pt_rss pt_hwm < <("$here/strata_mount.sh" rss "$pt_pid")
+  "$here/passthrough_ll.sh" umount "$pt_mnt" "$pt_pid"
+fi
 pt_pid=""
-if [[ $count -eq 1 ]]; then
+if [[ $count -eq 1 && $baselines -eq 1 ]]; then
   log "passthrough_ll -d, one more round counting requests"
   count_log=$run/pt-debug.log
   pt_pid=$("$here/passthrough_ll.sh" mount "$pt_bin" "$xfs/pt" "$pt_mnt" "$count_log" -d "${pt_args[@]}")
@@ -319,7 +375,14 @@ strata_main() {
   local mnt=$run/strata
   strata_mnts=("$mnt")
   local client
-  client=$(smount "$mnt") || return 1
+  if [[ $count -eq 1 && -z $requests_cmd ]]; then
+    strata_fg_log=$run/mount-fg.log
+    client=$("$here/strata_mount.sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$strata_fg_log" \
+      --foreground "${mount_sets[@]}") || return 1
+    strata_fg_pid=$client
+  else
+    client=$(smount "$mnt") || return 1
+  fi
   for ((i = 1; i <= reps; i++)); do
     log "strata, round $i"
     one_round strata "$mnt/bench"
@@ -327,6 +390,9 @@ strata_main() {
   if [[ -n $requests_cmd ]]; then
     strata_count_mnt=$mnt
     one_round strata-count "$mnt/bench" strata_count_hook
+  elif [[ $count -eq 1 ]]; then
+    log "strata: one more round counting requests (SIGUSR1 metrics)"
+    one_round strata-count "$mnt/bench" strata_metrics_hook
   fi
   local r h
   read -r r h < <("$here/strata_mount.sh" rss "$client")
@@ -437,7 +503,7 @@ for w in "${WORKLOADS[@]}"; do
     "${requests[strata/$w]:-n/a}"
 done
 [[ $count -eq 1 ]] || echo "  (not counted: --no-count)"
-[[ -n $requests_cmd ]] || echo "  (strata: not counted; pass --requests-cmd CMD)"
+[[ -n $requests_cmd || $count -eq 0 ]] || echo "  (strata: from the mount's SIGUSR1 metrics, --foreground)"
 echo
 echo "memory: passthrough_ll ${pt_rss:-?} MiB now, ${pt_hwm:-?} MiB peak; strata client $client_mem;" \
   "MDS $mds_mem"
