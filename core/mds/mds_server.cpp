@@ -389,7 +389,14 @@ bool MdsServer::holds_file_lease(Ino ino) const {
 
 MdsServer::LeaseHeld &MdsServer::grant(uint64_t session, Ino ino, uint8_t kind) {
   auto &v = leases_[ino];
-  uint64_t expires = now_ms() + opts_.lease_ms;
+  uint64_t now = now_ms();
+  uint64_t expires = now + opts_.lease_ms;
+  // A lease that ran out (tick() has not swept it yet) is gone: others
+  // changed what it covered without a revoke, so it is not renewed under
+  // its old seq (the client would keep its stale listing) but granted anew.
+  std::erase_if(v, [&](const LeaseHeld &l) {
+    return l.session == session && l.kind == kind && l.expires <= now;
+  });
   for (LeaseHeld &l : v)
     if (l.session == session && l.kind == kind && !l.revoking) {
       l.expires = expires;

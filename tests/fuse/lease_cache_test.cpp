@@ -25,7 +25,7 @@ void fill(LeaseCache &c, uint64_t dir = kDir) {
   c.put_dir_lease(dir, lease(1, 1000), false);
   c.put_entry(dir, "a", file(100));
   c.put_entry(dir, "b", file(101));
-  c.mark_complete(dir);
+  c.mark_complete(dir, 1);
 }
 
 std::vector<std::string> names(const LeaseCache &c, uint64_t dir, int64_t now = 0) {
@@ -76,7 +76,7 @@ TEST_CASE("own renames keep both directories complete, replacing the target") {
   fill(c, kDir);
   c.put_dir_lease(kOther, lease(1, 1000), false);
   c.put_entry(kOther, "b", file(200));
-  c.mark_complete(kOther);
+  c.mark_complete(kOther, 1);
 
   c.renamed(kDir, "a", kDir, "a2", 0);  // within one directory
   CHECK(names(c, kDir) == std::vector<std::string>{"a2", "b"});
@@ -144,4 +144,31 @@ TEST_CASE("a revoke drops the directory and names what the kernel must forget") 
   c.drop(kDir);
   CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
   CHECK(c.names(kDir).empty());
+}
+
+// Regression (fs_e2e tar/git/rm -rf): the MDS renews a lease with the same
+// seq and says `complete` after the client's cache already let it run
+// out; the client then held an empty "complete" listing and readdir and
+// negative lookups hid every entry it had not itself created since.
+TEST_CASE("a lease the MDS calls complete is not complete in a cache that lacks the entries") {
+  LeaseCache c;
+  fill(c);
+  CHECK(c.expire(1000) > 0);                    // the client's copy ran out
+  c.put_dir_lease(kDir, lease(1, 2000), true);  // the MDS renews seq 1, "complete"
+  c.created(kDir, "new", file(102));
+  CHECK(c.lookup(kDir, "a", 1500).found == Found::kMiss);
+  CHECK_FALSE(c.list(kDir, 1500));
+}
+
+TEST_CASE("a readdir completes the listing only if one lease covered all its pages") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  c.put_entry(kDir, "a", file(100));            // page 1 under seq 1
+  c.put_dir_lease(kDir, lease(2, 1000), false);  // revoked and granted again
+  c.put_entry(kDir, "b", file(101));            // page 2 under seq 2
+  c.mark_complete(kDir, 1);
+  CHECK_FALSE(c.list(kDir, 0));
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  c.mark_complete(kDir, 2);  // a readdir wholly under seq 2 may
+  CHECK(c.list(kDir, 0));
 }

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <memory>
+#include <thread>
 
 #include "mds/memory_meta_store.h"
 #include "mds_test_client.h"
@@ -298,6 +299,28 @@ TEST_CASE("mds server: a silent lease holder holds others up only until expiry",
   auto r = b.reply(tid);
   REQUIRE(r);
   CHECK(r->result == 0);
+}
+
+// Regression (fs_e2e git/rm -rf): a lease that ran out but was not swept
+// yet was renewed under its old seq, still `complete`, although others had
+// changed the directory meanwhile without a revoke: the client kept serving
+// its stale listing.
+TEST_CASE("mds server: a lapsed directory lease is granted anew, not renewed", "[mds]") {
+  Fixture f(short_leases(100));
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino dir = a.mkdir(kRootIno, "d").inode->ino;
+  auto listing = a.readdir(dir);
+  REQUIRE(listing.leases.size() == 1);
+  REQUIRE(listing.leases[0].complete);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // A's lease lapses
+  REQUIRE(b.create(dir, "x").result == 0);                      // no revoke needed
+  auto look = a.lookup(dir, "x");
+  REQUIRE(look.result == 0);
+  REQUIRE(look.leases.size() == 1);
+  CHECK(look.leases[0].seq != listing.leases[0].seq);
+  CHECK_FALSE(look.leases[0].complete);
 }
 
 TEST_CASE("mds server: open files revoke writers, unlinked open files purge on close", "[mds]") {

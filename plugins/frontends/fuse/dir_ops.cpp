@@ -65,6 +65,7 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       for (auto &[name, e] : *listed) snap->items.push_back({name, e});
     } else {
       std::string after;
+      uint64_t seq = 0;  // the dir lease the first page came under
       for (;;) {
         int err = 0;
         auto reply = request(
@@ -82,6 +83,7 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
           return;
         }
         auto r = reply->root<fsproto::Reply>();
+        if (after.empty()) seq = cache_.dir_seq(dir);
         for (auto d : r.getEntries()) {
           auto n = d.getName();
           std::string name(reinterpret_cast<const char *>(n.begin()), n.size());
@@ -92,8 +94,8 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         }
         if (r.getEnd() || r.getEntries().size() == 0) break;
       }
-      // Every entry is in the cache now (if a lease covers the directory).
-      cache_.mark_complete(dir);
+      // Every entry is in the cache now, if one lease covered every page.
+      cache_.mark_complete(dir, seq);
     }
     snap->filled = true;
   }

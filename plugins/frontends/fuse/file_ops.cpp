@@ -223,9 +223,14 @@ int Filesystem::report_size(fuse_req_t req, uint64_t ino) {
   return err;
 }
 
-void Filesystem::flush(fuse_req_t req, fuse_ino_t ino) {
+void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   counters_.count(Op::kFlush);
   uint64_t m = to_mds(ino);
+  // POSIX locks belong to the process and go on any close of the file
+  // (the kernel keeps no local record of them: the FUSE server must).
+  if (fi && posix_locker(m, fi->lock_owner, true))
+    lock_request(nullptr, m, uint32_t(fsproto::LockKind::POSIX),
+                 uint32_t(fsproto::LockType::UNLOCK), 0, 0, fi->lock_owner, 0, false);
   FileLayout layout;
   {
     std::lock_guard<std::mutex> l(open_mu_);
@@ -243,9 +248,13 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino) {
   fuse_reply_err(req, -err);
 }
 
-void Filesystem::release(fuse_req_t req, fuse_ino_t ino) {
+void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   if (req) counters_.count(Op::kRelease);
   uint64_t m = to_mds(ino);
+  // flock locks belong to the open file description, which goes now.
+  if (fi && fi->flock_release)
+    lock_request(nullptr, m, uint32_t(fsproto::LockKind::FLOCK),
+                 uint32_t(fsproto::LockType::UNLOCK), 0, 0, fi->lock_owner, 0, false);
   bool last = false;
   FileLayout layout;
   {
@@ -289,7 +298,7 @@ int Filesystem::lock_request(fuse_req_t req, uint64_t ino, uint32_t kind, uint32
                              uint64_t start, uint64_t length, uint64_t owner, uint32_t pid,
                              bool wait) {
   int err = 0;
-  auto reply = request(
+  request(
       req,
       [&](fsproto::Request::Builder r) {
         auto s = r.initSetlock();
@@ -304,28 +313,22 @@ int Filesystem::lock_request(fuse_req_t req, uint64_t ino, uint32_t kind, uint32
         l.setPid(pid);
       },
       &err);
-  // A waiting lock the MDS queued: it answers -EINPROGRESS now and sends
-  // LockGranted{tid} later. The worker waits (the loop is multi-threaded,
-  // so others go on) until then or until the caller is interrupted.
-  if (!(wait && err == -EINPROGRESS && reply)) return err;
-  uint64_t tid = reply->root<fsproto::Reply>().getTid();
-  std::unique_lock<std::mutex> l(lock_mu_);
-  for (;;) {
-    if (granted_.erase(tid)) return 0;
-    if (req && fuse_req_interrupted(req)) break;
-    lock_cv_.wait_for(l, std::chrono::milliseconds(200));
-  }
-  l.unlock();
-  // Interrupted: withdraw the waiting request (an unlock of the range).
-  lock_request(nullptr, ino, kind, uint32_t(fsproto::LockType::UNLOCK), start, length, owner, pid,
-               false);
-  return -EINTR;
+  // A waiting lock the MDS queued has no reply until it is granted: the
+  // MDS then sends LockGranted and this request's Reply (result 0). The
+  // worker waits in call() meanwhile (the loop is multi-threaded, so
+  // others go on, among them the unlock that lets it through).
+  return err;
 }
 
-void Filesystem::handle_lock_granted(fsproto::LockGranted::Reader granted) {
+bool Filesystem::posix_locker(uint64_t ino, uint64_t owner, bool forget) {
   std::lock_guard<std::mutex> l(lock_mu_);
-  granted_[granted.getTid()] = true;
-  lock_cv_.notify_all();
+  auto key = std::make_pair(ino, owner);
+  if (!forget) return !posix_lockers_.insert(key).second;
+  return posix_lockers_.erase(key) > 0;
+}
+
+void Filesystem::handle_lock_granted(fsproto::LockGranted::Reader) {
+  // The Reply to the waiting SetLock, which follows, is what wakes it.
 }
 
 namespace {
@@ -382,9 +385,13 @@ void Filesystem::getlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struc
 void Filesystem::setlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struct flock *lock,
                        bool sleep) {
   counters_.count(Op::kSetlk);
-  int err = lock_request(req, to_mds(ino), uint32_t(fsproto::LockKind::POSIX),
-                         lock_type(lock->l_type), uint64_t(lock->l_start), uint64_t(lock->l_len),
-                         fi->lock_owner, uint32_t(lock->l_pid), sleep);
+  uint64_t m = to_mds(ino);
+  uint32_t type = lock_type(lock->l_type);
+  // Noted before asking: a close racing with the grant still unlocks.
+  if (type != uint32_t(fsproto::LockType::UNLOCK)) posix_locker(m, fi->lock_owner, false);
+  int err = lock_request(req, m, uint32_t(fsproto::LockKind::POSIX), type,
+                         uint64_t(lock->l_start), uint64_t(lock->l_len), fi->lock_owner,
+                         uint32_t(lock->l_pid), sleep);
   fuse_reply_err(req, -err);
 }
 

@@ -19,8 +19,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "file_data.h"
@@ -71,8 +73,11 @@ class Filesystem {
   void create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, fuse_file_info *fi);
   void read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off);
   void write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off);
-  void flush(fuse_req_t req, fuse_ino_t ino);
-  void release(fuse_req_t req, fuse_ino_t ino);
+  // flush (each close(2)) drops the POSIX locks of fi->lock_owner (the
+  // closing process) on the file; release of an open file description
+  // that took flock locks (fi->flock_release) drops them.
+  void flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi = nullptr);
+  void release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi = nullptr);
   void fsync(fuse_req_t req, fuse_ino_t ino, bool directory);
   void opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi);
   void readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info *fi,
@@ -142,9 +147,12 @@ class Filesystem {
   mutable std::mutex open_mu_;
   std::unordered_map<uint64_t, OpenFile> open_;
 
+  // Whether (ino, lock_owner) took POSIX locks here: only their closes
+  // cost an unlock request.
+  bool posix_locker(uint64_t ino, uint64_t owner, bool forget);
+
   std::mutex lock_mu_;
-  std::condition_variable lock_cv_;
-  std::unordered_map<uint64_t, bool> granted_;  // by the SetLock's tid
+  std::set<std::pair<uint64_t, uint64_t>> posix_lockers_;  // (ino, lock_owner)
 };
 
 }  // namespace strata::fuse

@@ -61,8 +61,10 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_
               fuse_file_info *) {
   fs(req).write(req, ino, buf, size, off);
 }
-void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *) { fs(req).flush(req, ino); }
-void op_release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *) { fs(req).release(req, ino); }
+void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) { fs(req).flush(req, ino, fi); }
+void op_release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
+  fs(req).release(req, ino, fi);
+}
 void op_fsync(fuse_req_t req, fuse_ino_t ino, int, fuse_file_info *) {
   fs(req).fsync(req, ino, false);
 }

@@ -20,7 +20,7 @@ void LeaseCache::update_inode(const InodeAttr &attr) {
   if (it != inodes_.end()) it->second.attr = attr;
 }
 
-void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool complete) {
+void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*complete*/) {
   std::lock_guard<std::mutex> l(mu_);
   CachedDir &d = dirs_[dir];
   // The same grant renewed keeps what it covers; a new grant (after a
@@ -31,7 +31,6 @@ void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool compl
     d.complete = false;
   }
   d.lease = lease;
-  d.complete = d.complete || complete;
 }
 
 void LeaseCache::put_entry(uint64_t dir, const std::string &name, DirEntry e) {
@@ -40,10 +39,16 @@ void LeaseCache::put_entry(uint64_t dir, const std::string &name, DirEntry e) {
   if (it != dirs_.end()) it->second.entries[name] = e;
 }
 
-void LeaseCache::mark_complete(uint64_t dir) {
+uint64_t LeaseCache::dir_seq(uint64_t dir) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
-  if (it != dirs_.end()) it->second.complete = true;
+  return it == dirs_.end() ? 0 : it->second.lease.seq;
+}
+
+void LeaseCache::mark_complete(uint64_t dir, uint64_t seq) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it != dirs_.end() && seq != 0 && it->second.lease.seq == seq) it->second.complete = true;
 }
 
 const LeaseCache::CachedDir *LeaseCache::live_dir(uint64_t dir, int64_t now_ms) const {

@@ -54,14 +54,20 @@ class LeaseCache {
   void update_inode(const InodeAttr &attr);
 
   // A lease on directory `dir`: its entries may be cached until expiry.
-  // `complete`: every entry is (or will be, before the next lookup) in the
-  // cache. A new lease with a new seq starts from an empty listing unless
-  // it only extends the same seq.
+  // A new lease with a new seq starts from an empty, incomplete listing;
+  // the same seq renewed keeps what it covers. The MDS's `complete` flag
+  // is ignored: it says a listing ran under the lease, not that this
+  // cache holds it (the cache may have expired and come back empty, or a
+  // page's entries may not be in yet); only mark_complete() completes.
   void put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool complete);
   // An entry the MDS sent (lookup, readdir). Ignored without a dir lease.
   void put_entry(uint64_t dir, const std::string &name, DirEntry e);
-  // After a readdir reached the end under the lease: the listing is whole.
-  void mark_complete(uint64_t dir);
+  // The seq of the lease dir is cached under; 0: none.
+  uint64_t dir_seq(uint64_t dir) const;
+  // After a readdir reached the end and put every entry: the listing is
+  // whole, if the whole readdir ran under the lease `seq` (a revoke or
+  // expiry between its pages dropped what the earlier pages put).
+  void mark_complete(uint64_t dir, uint64_t seq);
 
   LookupResult lookup(uint64_t dir, const std::string &name, int64_t now_ms) const;
   // The whole listing in name order, if the directory is complete and its
