@@ -78,11 +78,20 @@ elif case == "efbig":
     os.pwrite(fd, b"z", limit - 1)  # the last byte allowed
     expect_errno(errno.EFBIG, "pwrite past fs_max_file_size", os.pwrite, fd, b"zz", limit)
     expect_errno(errno.EFBIG, "ftruncate past fs_max_file_size", os.ftruncate, fd, limit + 1)
-    os.fsync(fd)
-    os.close(fd)
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        check(False, f"fsync after the refused calls: {e} (an accepted write past the limit?)")
+    try:
+        os.close(fd)
+    except OSError as e:
+        check(False, f"close after the refused calls: {e}")
     check(os.stat(p).st_size == limit, f"size {os.stat(p).st_size} after the refusals, not {limit}")
-    with open(p, "rb") as f:
-        check(f.read(4) == b"head", "the file's head changed")
+    try:
+        with open(p, "rb") as f:
+            check(f.read(4) == b"head", "the file's head changed")
+    except OSError as e:
+        check(False, f"reopening the file after the refusals: {e}")
     expect_errno(errno.EFBIG, "truncate(path) past fs_max_file_size", os.truncate, p, limit + 4096)
     os.unlink(p)
     still_works("EFBIG")

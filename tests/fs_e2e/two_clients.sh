@@ -28,7 +28,7 @@ mkdir -p "$scratch/a" "$scratch/b"
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$scratch/a" "$scratch/mount_a.log" >/dev/null
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$scratch/b" "$scratch/mount_b.log" >/dev/null
-/usr/bin/python3 "$here/two_clients.py" "$scratch/a" "$scratch/b" 40
+/usr/bin/python3 "$here/two_clients.py" "$scratch/a" "$scratch/b" 25
 "$mount_sh" umount "$strata" "$scratch/a"
 "$mount_sh" umount "$strata" "$scratch/b"
 "$here/fs_check_clean.sh" "$strata" "$cluster/strata.conf" default 60 >/dev/null
