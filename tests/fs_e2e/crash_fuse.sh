@@ -37,7 +37,7 @@ fail() {
 cleanup
 rm -rf "$input"
 mkdir -p "$mnt" "$input"
-"$py" "$here/make_tree.py" "$input/tree" 3000 >/dev/null
+"$py" "$here/make_tree.py" "$input/tree" 1000 >/dev/null
 tar -C "$input/tree" -cf "$input/tree.tar" .
 "$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
