@@ -176,11 +176,16 @@ int serve(const MountArgs &a, const StopSignals &signals, int ready) {
     // Relative paths (--conf) were read already; keep no directory busy.
     if (::chdir("/") != 0) {
     }
+    // Output that goes to a regular file (a log the caller chose) stays
+    // there; a terminal or a pipe is let go (a pipe held open would keep
+    // `$(strata mount ...)` waiting).
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
+      for (int fd : {1, 2}) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) ::dup2(null, fd);
+      }
       if (null > 2) ::close(null);
     }
   }

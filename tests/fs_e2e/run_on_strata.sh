@@ -31,4 +31,13 @@ mkdir -p "$scratch" "$mnt"
 "$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount.log" >/dev/null
-"$here/suite.sh" "$mnt" "$@"
+rc=0
+"$here/suite.sh" "$mnt" "$@" || rc=$?
+# `strata umount` itself must work: detach, and the client writes out,
+# makes its changes safe at the MDS and exits (exit 0).
+if ! "$strata" umount "$mnt"; then
+  echo "run_on_strata: strata umount $mnt failed; the mount's log:" >&2
+  tail -n 20 "$scratch/mount.log" >&2
+  [ "$rc" -ne 0 ] || rc=1
+fi
+exit "$rc"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Close-to-open between two `strata mount`s of one file system: A creates,
+rewrites, appends, renames and unlinks; after each of A's closes, B lists,
+stats and reads, and must never see a stale entry or stale content.
+
+  two_clients.py MNT_A MNT_B [ROUNDS]
+"""
+import errno
+import os
+import sys
+
+a_root, b_root = sys.argv[1], sys.argv[2]
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 40
+a = os.path.join(a_root, "cto")
+b = os.path.join(b_root, "cto")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("two_clients: FAIL: " + what, file=sys.stderr)
+
+
+def write_a(name, data, mode="wb"):
+    with open(os.path.join(a, name), mode) as f:
+        f.write(data)
+
+
+def read_b(name):
+    with open(os.path.join(b, name), "rb") as f:
+        return f.read()
+
+
+def gone_on_b(name, step):
+    check(name not in os.listdir(b), f"{step}: B still lists {name}")
+    try:
+        os.stat(os.path.join(b, name))
+        check(False, f"{step}: B can still stat {name}")
+    except OSError as e:
+        check(e.errno == errno.ENOENT, f"{step}: stat {name} on B: {e}")
+    try:
+        read_b(name)
+        check(False, f"{step}: B can still open {name}")
+    except OSError as e:
+        check(e.errno == errno.ENOENT, f"{step}: open {name} on B: {e}")
+
+
+os.mkdir(a)
+check(os.path.isdir(b), "B does not see the directory A made")
+for i in range(rounds):
+    f, g, d = f"f{i}", f"g{i}", f"d{i}"
+    # B looks first, so that whatever it caches is about to be stale.
+    check(f not in os.listdir(b), f"round {i}: B lists {f} before A made it")
+    v1 = f"first {i} ".encode() * (1 + i * 37)
+    write_a(f, v1)
+    check(f in os.listdir(b), f"round {i}: B does not list {f} after A's close")
+    st = os.stat(os.path.join(b, f))
+    check(st.st_size == len(v1), f"round {i}: B stats {f} at {st.st_size} bytes, not {len(v1)}")
+    check(read_b(f) == v1, f"round {i}: B reads stale content of {f} (create)")
+    # Rewritten shorter (O_TRUNC), then appended to.
+    v2 = f"second {i}".encode()
+    write_a(f, v2)
+    check(os.stat(os.path.join(b, f)).st_size == len(v2), f"round {i}: B's size of {f} after rewrite")
+    check(read_b(f) == v2, f"round {i}: B reads stale content of {f} (rewrite)")
+    write_a(f, b"+tail", "ab")
+    check(read_b(f) == v2 + b"+tail", f"round {i}: B reads stale content of {f} (append)")
+    # Renamed: the old name is gone, the new one has the content.
+    os.rename(os.path.join(a, f), os.path.join(a, g))
+    gone_on_b(f, f"round {i} rename")
+    check(g in os.listdir(b), f"round {i}: B does not list {g} after the rename")
+    check(read_b(g) == v2 + b"+tail", f"round {i}: B reads the wrong content under {g}")
+    # A directory made and removed, with B having looked inside.
+    os.mkdir(os.path.join(a, d))
+    write_a(os.path.join(d, "x"), b"x")
+    check(os.listdir(os.path.join(b, d)) == ["x"], f"round {i}: B's listing of {d}")
+    os.unlink(os.path.join(a, d, "x"))
+    os.rmdir(os.path.join(a, d))
+    gone_on_b(d, f"round {i} rmdir")
+    # Unlinked: gone on B too.
+    os.unlink(os.path.join(a, g))
+    gone_on_b(g, f"round {i} unlink")
+    if len(failures) > 20:
+        break
+check(os.listdir(b) == [], f"B lists leftovers: {os.listdir(b)}")
+if failures:
+    print(f"two_clients: {len(failures)} stale views", file=sys.stderr)
+    sys.exit(1)
+print(f"two_clients: ok ({rounds} rounds)")
