@@ -166,6 +166,15 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     fuse_reply_err(req, EIO);
     return;
   }
+  // Past the largest file size: EFBIG before anything is buffered (write(2)
+  // writes what fits below the limit first; the kernel retries the rest).
+  if (max_file_size_ && uint64_t(off) + size > max_file_size_) {
+    if (uint64_t(off) >= max_file_size_) {
+      fuse_reply_err(req, EFBIG);
+      return;
+    }
+    size = size_t(max_file_size_ - uint64_t(off));
+  }
   int64_t n = data_->write(layout, uint64_t(off), buf, size);
   if (n < 0) {
     fuse_reply_err(req, int(-n));

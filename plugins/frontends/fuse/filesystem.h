@@ -53,6 +53,9 @@ class Filesystem {
 
   // After the Welcome: the mounted root.
   void set_root(const InodeAttr &root);
+  // After the Welcome: the filesystem's largest file size (writes past it
+  // fail with EFBIG at once, as on a local filesystem). 0: no limit.
+  void set_max_file_size(uint64_t bytes) { max_file_size_ = bytes; }
   // Where kernel invalidations go; null while unmounted.
   void set_session(fuse_session *se);
 
@@ -137,6 +140,7 @@ class Filesystem {
   const MountSettings settings_;
   LogFn log_;
   uint64_t root_ino_ = 1;
+  uint64_t max_file_size_ = 0;
   LeaseCache cache_;
   InodeTable inodes_;
   OpCounters counters_;

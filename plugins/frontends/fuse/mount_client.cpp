@@ -47,7 +47,9 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     if (int rc = mds_->wait_welcome(settings_.connect_timeout_ms, &why); rc < 0)
       throw Error(rc, "filesystem '" + settings_.fs_name + "': the MDS did not welcome us: " +
                           (why.empty() ? std::string(std::strerror(-rc)) : why));
-    fs_->set_root(to_attr(mds_->welcome()->root<fsproto::Welcome>().getRoot()));
+    auto welcome = mds_->welcome()->root<fsproto::Welcome>();
+    fs_->set_root(to_attr(welcome.getRoot()));
+    fs_->set_max_file_size(welcome.getMaxFileSize());
 
     mount_ = std::make_unique<FuseMount>();
     if (int rc = mount_->mount(*fs_, settings_, &why); rc < 0) throw Error(rc, why);
