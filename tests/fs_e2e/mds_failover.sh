@@ -21,8 +21,10 @@ cluster=$scratch/cluster
 mnt=$scratch/mnt
 input=$scratch/input
 untar=
+restarted=
 cleanup() (
   set +e
+  [ -n "$restarted" ] && kill "$restarted" 2>/dev/null
   [ -n "$untar" ] && kill "$untar" 2>/dev/null
   "$mount_sh" umount "$strata" "$mnt"
   "$cluster_sh" down "$strata" "$cluster" >/dev/null
@@ -57,8 +59,10 @@ round() {
   echo "mds_failover: kill -9 mds.$victim with $(find "$mnt/$dir" 2>/dev/null | wc -l) names unpacked"
   "$cluster_sh" kill9 "$cluster" "mds.$victim"
   if [ "$restart" = restart ]; then
+    # Started by hand, not by `strata up`: its pid file is stale, so
+    # cleanup stops it by this pid.
     "$strata" mds --id "$victim" --conf "$conf" >>"$cluster/mds.$victim.log" 2>&1 &
-    disown
+    restarted=$!
   fi
   wait "$untar" || fail "the untar failed across the MDS kill ($dir)"
   untar=
