@@ -2,9 +2,11 @@
 
 #include <capnp/message.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/json.h"
 #include "msg/message_types.h"
 #include "msg/schema/wire.capnp.h"
 #include "msg/wire_codec.h"
@@ -224,6 +226,9 @@ Status MdsDaemon::take_over(const cluster::FsInfo &fs, uint64_t incarnation) {
   o.lease_ms = cfg_.lease_ms;
   o.cache_limit_bytes = cfg_.cache_limit;
   o.max_file_size = cfg_.max_file_size;
+  data_pool_ = fs.data_pool;
+  refresh_usage();
+  o.statfs = [this] { return cached_usage(); };
   o.on_fenced = [this](const Status &st) {
     log_.error("mds", who_ + ": fenced (" + st.message() + "): exiting");
     fenced_ = true;
@@ -240,8 +245,35 @@ Status MdsDaemon::take_over(const cluster::FsInfo &fs, uint64_t incarnation) {
   return Status::OK();
 }
 
+void MdsDaemon::refresh_usage() {
+  if (!cluster_) return;
+  auto r = cluster_->mon_command("status", {}, std::chrono::milliseconds(2000));
+  if (!r.ok() || r->rc < 0) {
+    log_.warn("mds", who_ + ": cluster usage for statfs: " +
+                         (r.ok() ? r->message : r.status().ToString()));
+    return;
+  }
+  auto j = json::parse(r->json);
+  if (!j.ok()) return;
+  uint64_t total = uint64_t(std::max<int64_t>(0, (*j)["total_bytes"].as_int()));
+  uint64_t used = uint64_t(std::max<int64_t>(0, (*j)["used_bytes"].as_int()));
+  // Replicas: every byte the filesystem writes costs `size` bytes of raw space.
+  uint32_t copies = 1;
+  if (auto p = cluster_->pool_by_id(data_pool_); p.ok() && p->size > 0) copies = p->size;
+  usage_total_ = total / copies;
+  usage_avail_ = (total > used ? total - used : 0) / copies;
+}
+
+StatfsFigures MdsDaemon::cached_usage() const {
+  StatfsFigures f;
+  f.total_bytes = usage_total_.load();
+  f.free_bytes = f.avail_bytes = std::min(usage_avail_.load(), f.total_bytes);
+  return f;
+}
+
 int MdsDaemon::run(const std::atomic<bool> &stop_requested) {
   auto next_beacon = std::chrono::steady_clock::now();
+  auto next_usage = next_beacon;
   while (!stop_requested && !fenced_) {
     std::shared_ptr<const cluster::ClusterMap> m;
     bool active;
@@ -280,6 +312,10 @@ int MdsDaemon::run(const std::atomic<bool> &stop_requested) {
           return kFencedExit;
         }
       }
+    }
+    if (active && std::chrono::steady_clock::now() >= next_usage) {
+      refresh_usage();
+      next_usage = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     }
     if (std::chrono::steady_clock::now() >= next_beacon) {
       send_beacon();

@@ -59,6 +59,10 @@ class MdsDaemon {
   void send_beacon();
   void on_map(std::shared_ptr<const cluster::ClusterMap> m);
   Status take_over(const cluster::FsInfo &fs, uint64_t incarnation);
+  // Asks the monitor for the cluster's usage (its "status"): statfs answers
+  // from this cache, never with a round trip of its own.
+  void refresh_usage();
+  StatfsFigures cached_usage() const;
 
   MdsDaemonConfig cfg_;
   Logger &log_;
@@ -72,6 +76,9 @@ class MdsDaemon {
   uint32_t fs_id_ = 0;
   uint64_t incarnation_ = 0;
   std::atomic<bool> fenced_{false};
+  // The data pool's share of the cluster (bytes / pool size), see refresh_usage.
+  std::atomic<uint64_t> usage_total_{0}, usage_avail_{0};
+  uint32_t data_pool_ = 0;
   std::string bound_addr_;
   // The server's view of each client connection (kept while it is open).
   std::map<const msg::Connection *, std::weak_ptr<ClientLink>> links_;

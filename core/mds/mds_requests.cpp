@@ -132,7 +132,21 @@ Result<MdsServer::Loaded> MdsServer::load(Ino ino) {
   if (!in) {
     auto r = store_.get_inode(ino);
     if (!r.ok()) return r.status();
-    if (!*r) return Status::Error(ESTALE, "inode " + hex16(ino) + " is not known to this MDS");
+    if (!*r) {
+      // A primary inode this MDS never saw (it took over after a failover):
+      // its back-pointer names the dentry that holds it.
+      auto bp = store_.back_pointer(ino);
+      if (!bp.ok()) return bp.status();
+      if (*bp) {
+        auto d = get_dentry((*bp)->parent, (*bp)->name);
+        if (!d.ok()) return d.status();
+        if (*d && (*d)->ino == ino && !(*d)->remote) {
+          where_[ino] = Loc{(*bp)->parent, (*bp)->name};
+          return resolve((*bp)->parent, **d);
+        }
+      }
+      return Status::Error(ESTALE, "inode " + hex16(ino) + " is not known to this MDS");
+    }
     in = **r;
     cache_.put_inode(*in);
   }
@@ -184,6 +198,7 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim) {
   if (is_dir(in)) {
     in.nlink = 0;
     where_.erase(in.ino);
+    u.removed_dirs.push_back(in.ino);
     return;
   }
   in.nlink = in.nlink > 0 ? in.nlink - 1 : 0;

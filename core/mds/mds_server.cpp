@@ -529,8 +529,11 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
     sf.setTotalBytes(o.statfs->total_bytes);
     sf.setFreeBytes(o.statfs->free_bytes);
     sf.setAvailBytes(o.statfs->avail_bytes);
-    sf.setFiles(o.files);
-    sf.setFilesFree(~uint64_t(0) - o.files);
+    // No inode table to run out of: a new file costs at least a block of
+    // the space left, so that bounds how many more there can be.
+    uint64_t more = o.statfs->avail_bytes / 4096;
+    sf.setFiles(o.files + more);
+    sf.setFilesFree(more);
   }
   if (o.lock || o.lock_none) {
     auto lk = r.initLock();

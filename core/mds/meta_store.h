@@ -67,6 +67,16 @@ class MetaStore {
   virtual Result<DirPage> list(Ino dir, std::string_view after, size_t max) = 0;
   // An inode-table entry (the root, hard-linked inodes), nullopt when absent.
   virtual Result<std::optional<InodeRec>> get_inode(Ino ino) = 0;
+  // Where a primary inode was last named (its back-pointer): lets an MDS
+  // that never saw it (after a failover) find it again. May be stale: the
+  // caller checks the dentry. nullopt when the store keeps none.
+  struct BackPointer {
+    Ino parent = 0;
+    std::string name;
+  };
+  virtual Result<std::optional<BackPointer>> back_pointer(Ino) {
+    return std::optional<BackPointer>();
+  }
 
   virtual MetaStoreStats stats() const = 0;
 

@@ -110,8 +110,12 @@ struct MetaUpdate {
   std::optional<Ino> ino_next;  // the allocator's new high-water mark
   std::vector<SessionChange> sessions;
   std::vector<PurgeRec> purges;
+  // Directories that went away (rmdir, rename over one): the store removes
+  // their fragment objects once the dentry removal is applied.
+  std::vector<Ino> removed_dirs;
   bool empty() const {
-    return dentries.empty() && inodes.empty() && !ino_next && sessions.empty() && purges.empty();
+    return dentries.empty() && inodes.empty() && !ino_next && sessions.empty() &&
+           purges.empty() && removed_dirs.empty();
   }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <set>
 
 #include "checksum/crc32c.h"
 #include "mds/store_names.h"
@@ -580,7 +581,9 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
   std::map<uint64_t, std::optional<SessionRec>> sessions;
   std::optional<Ino> ino_next;
   std::vector<PurgeRec> purges;
+  std::set<Ino> removed_dirs;
   for (const auto &u : ups) {
+    removed_dirs.insert(u->removed_dirs.begin(), u->removed_dirs.end());
     for (const auto &c : u->dentries) dirs[c.dir][c.name] = c.dentry;
     for (const auto &c : u->inodes) inodes[c.ino] = c.inode;
     for (const auto &c : u->sessions) sessions[c.id] = c.session;
@@ -599,11 +602,32 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
         w.set_keys.push_back(name);
         w.set_values.push_back(encode_dentry(*d));
         deltas[dir]++;
+        if (!d->remote) {
+          // Back-pointer: 8 bytes parent (LE), then the name.
+          auto &b = writes[backptr_oid(d->ino)];
+          std::string v;
+          put_le(v, dir, 8);
+          v += name;
+          b.set_keys.push_back(hex16(d->ino));
+          b.set_values.push_back(std::move(v));
+        }
       } else {
         w.rm_keys.push_back(name);
         deltas[dir]--;
       }
     }
+  }
+  // A removed directory was empty: its fragments go whole (an entry written
+  // to it earlier in this batch was removed again before the rmdir).
+  for (Ino dir : removed_dirs) {
+    auto bits = frag_bits(dir);
+    if (!bits.ok()) return bits.status();
+    for (uint32_t f = 0; f < (uint32_t{1} << *bits); ++f) {
+      ObjectWrites gone;
+      gone.remove = true;
+      writes[dir_oid(dir, f)] = std::move(gone);
+    }
+    deltas.erase(dir);
   }
   for (auto &[ino, in] : inodes) {
     auto &w = writes[inode_oid(ino)];
@@ -648,6 +672,10 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
     ++round;
   }
   split_lock.unlock();
+  if (!removed_dirs.empty()) {
+    std::lock_guard<std::mutex> l(mu_);
+    for (Ino dir : removed_dirs) bits_cache_.erase(dir);
+  }
   for (auto &[dir, delta] : deltas)
     if (Status st = maybe_split(dir, delta); !st.ok()) return st.Context("splitting a directory");
   return Status::OK();
@@ -785,6 +813,23 @@ Result<std::optional<DentryRec>> ObjectMetaStore::lookup(Ino dir, std::string_vi
   auto d = decode_dentry(*value, oid + " key " + std::string(name));
   if (!d.ok()) return d.status();
   return std::optional<DentryRec>(std::move(*d));
+}
+
+Result<std::optional<MetaStore::BackPointer>> ObjectMetaStore::back_pointer(Ino ino) {
+  std::optional<std::string> value;
+  Op op;
+  op.omap_get_keys({hex16(ino)}, [&](const client::StepResult &s) {
+    if (s.rc == 0 && !s.values.empty()) value.emplace(s.values[0]);
+  });
+  std::string oid = backptr_oid(ino);
+  auto r = exec(oid, std::move(op));
+  if (!r.ok()) return r.status();
+  if (r->rc == -ENOENT || !value || value->size() < 8) return std::optional<BackPointer>();
+  if (r->rc != 0) return op_error(r->rc, "reading " + oid, r->message);
+  BackPointer bp;
+  bp.parent = get_le(value->data(), 8);
+  bp.name = value->substr(8);
+  return std::optional<BackPointer>(std::move(bp));
 }
 
 Result<ObjectMetaStore::StoredPage> ObjectMetaStore::stored_list(Ino dir, const std::string &after,

@@ -55,6 +55,7 @@ class ObjectMetaStore final : public MetaStore {
   Result<std::optional<DentryRec>> lookup(Ino dir, std::string_view name) override;
   Result<DirPage> list(Ino dir, std::string_view after, size_t max) override;
   Result<std::optional<InodeRec>> get_inode(Ino ino) override;
+  Result<std::optional<BackPointer>> back_pointer(Ino ino) override;
   MetaStoreStats stats() const override;
   void close() override;
 

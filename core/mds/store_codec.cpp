@@ -290,6 +290,8 @@ std::string encode_update(const MetaUpdate &u) {
   }
   auto ps = b.initPurges(static_cast<unsigned>(u.purges.size()));
   for (unsigned i = 0; i < u.purges.size(); ++i) fill_purge(ps[i], u.purges[i]);
+  auto rd = b.initRemovedDirs(static_cast<unsigned>(u.removed_dirs.size()));
+  for (unsigned i = 0; i < u.removed_dirs.size(); ++i) rd.set(i, u.removed_dirs[i]);
   return to_bytes(mb);
 }
 
@@ -326,6 +328,7 @@ Result<MetaUpdate> decode_update(std::string_view bytes, const std::string &what
           u.sessions.push_back(std::move(sc));
         }
         for (auto p : r.getPurges()) u.purges.push_back(read_purge(p));
+        for (uint64_t d : r.getRemovedDirs()) u.removed_dirs.push_back(d);
         return u;
       });
 }

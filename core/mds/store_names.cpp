@@ -27,6 +27,12 @@ std::string dir_oid(Ino dir, uint32_t frag) {
 }
 
 std::string inode_oid(Ino ino) { return "i." + hex16(ino); }
+
+std::string backptr_oid(Ino ino) {
+  static const char kHex[] = "0123456789abcdef";
+  unsigned shard = static_cast<unsigned>(ino % 64);
+  return std::string("b.") + kHex[shard >> 4] + kHex[shard & 15];
+}
 std::string data_oid(Ino ino, uint64_t n) { return hex16(ino) + "." + hex8(n); }
 std::string session_key(uint64_t id) { return "session." + hex16(id); }
 std::string purge_key(Ino ino) { return "purge." + hex16(ino); }

@@ -25,6 +25,7 @@ std::string inode_oid(Ino ino);               // i.<ino>
 std::string data_oid(Ino ino, uint64_t n);    // <ino 16 hex>.<n 8 hex>
 std::string session_key(uint64_t id);         // session.<id 16 hex> in mds.fsmeta
 std::string purge_key(Ino ino);               // purge.<ino> in mds.fsmeta
+std::string backptr_oid(Ino ino);             // b.<ino % 64, 2 hex>: back-pointers, key hex16(ino)
 
 // Parses names made by the functions above (fs check walks the pools).
 std::optional<uint64_t> parse_hex(std::string_view s);

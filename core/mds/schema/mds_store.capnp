@@ -110,4 +110,5 @@ struct MetaUpdate {
   inoNext @3 :UInt64;
   sessions @4 :List(SessionChange);
   purges @5 :List(Purge);
+  removedDirs @6 :List(UInt64);   # directories whose d.<ino> objects go
 }
