@@ -61,16 +61,20 @@ TEST_CASE("strata up makes a clean kv cluster, down stops it, up starts it again
   CHECK(out.find("every PG is active+clean") != std::string::npos);
   auto s = status(conf);
   CHECK(s["osds"]["up"].as_int() == 3);
-  CHECK(s["pgs"]["total"].as_int() == 8);
-  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 8);
+  // Pools data, default.meta and default.data (the filesystem `up` makes),
+  // 8 PGs each.
+  CHECK(s["pgs"]["total"].as_int() == 24);
+  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 24);
 
   pid_t mon = pid_in(dir + "/mon.pid"), osd1 = pid_in(dir + "/osd.1.pid");
+  pid_t mds = pid_in(dir + "/mds.a.pid");
   REQUIRE(alive(mon));
   REQUIRE(alive(osd1));
+  REQUIRE(alive(mds));
   rc = run_strata({"down", "--dir", dir}, &out);
   INFO(out);
   REQUIRE(rc == 0);
-  CHECK(mon_test::eventually([&] { return !alive(mon) && !alive(osd1); }, 5s));
+  CHECK(mon_test::eventually([&] { return !alive(mon) && !alive(osd1) && !alive(mds); }, 5s));
   CHECK(run_strata({"down", "--dir", dir}) == 0);  // idempotent
 
   rc = run_strata({"up", "--dir", dir, "--timeout", "120"}, &out);
@@ -78,7 +82,8 @@ TEST_CASE("strata up makes a clean kv cluster, down stops it, up starts it again
   REQUIRE(rc == 0);
   s = status(conf);
   CHECK(s["osds"]["up"].as_int() == 3);
-  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 8);
+  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 24);
+  CHECK(alive(pid_in(dir + "/mds.a.pid")));
 
   REQUIRE(run_strata({"down", "--dir", dir, "--purge"}) == 0);
   CHECK(!std::filesystem::exists(dir));
