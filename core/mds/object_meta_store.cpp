@@ -473,7 +473,22 @@ void ObjectMetaStore::writer_loop() {
     Status st = failed_;
     l.unlock();
     std::vector<Durable> durable;
-    if (st.ok()) st = append_batch(batch, durable);
+    // Only fencing ends the journal. Anything else (a full pool, an OSD
+    // timing out) is retried with a back-off until it goes through: the
+    // server already applied these changes in memory and answered them
+    // unsafe, so they must become durable, not be dropped.
+    auto backoff = std::chrono::milliseconds(50);
+    while (st.ok()) {
+      durable.clear();
+      st = append_batch(batch, durable);
+      if (st.ok() || st.code() == ECANCELED) break;
+      std::unique_lock<std::mutex> sl(mu_);
+      if (stopping_) break;
+      writer_cv_.wait_for(sl, backoff, [&] { return stopping_; });
+      if (stopping_) break;
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+      st = Status::OK();
+    }
     l.lock();
     if (!st.ok()) {
       if (failed_.ok()) failed_ = st;

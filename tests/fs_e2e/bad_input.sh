@@ -74,11 +74,14 @@ restart() {
 
 cleanup
 mkdir -p "$mnt"
-"$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 printf '\n[mds]\nfs_max_file_size = %s\n' "$max" >>"$conf"
 restart mds.a
-"$mount_sh" mount "$strata" "$conf" "$mnt" "$scratch/mount.log" >/dev/null
+# Without the kernel's writeback cache: with it, write(2) lands in the page
+# cache (FUSE cannot give the kernel a size limit) and EFBIG comes at fsync
+# or close instead of at the write; this checks the write-time refusal.
+"$mount_sh" mount "$strata" "$conf" "$mnt" "$scratch/mount.log" --set writeback_cache=false >/dev/null
 
 bounded 60 "$py" "$here/bad_input.py" "$mnt" names || failed_case "names (exit $?)"
 bounded 60 "$py" "$here/bad_input.py" "$mnt" efbig $max || failed_case "max file size (exit $?)"

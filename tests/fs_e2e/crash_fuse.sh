@@ -39,7 +39,7 @@ rm -rf "$input"
 mkdir -p "$mnt" "$input"
 "$py" "$here/make_tree.py" "$input/tree" 1000 >/dev/null
 tar -C "$input/tree" -cf "$input/tree.tar" .
-"$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 conf=$cluster/strata.conf
 client=$("$mount_sh" mount "$strata" "$conf" "$mnt" "$scratch/mount.log")

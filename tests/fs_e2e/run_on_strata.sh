@@ -28,7 +28,7 @@ trap 'exit 130' INT TERM
 # Whatever an interrupted earlier run left behind goes first.
 cleanup
 mkdir -p "$scratch" "$mnt"
-"$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount.log" >/dev/null
 rc=0

@@ -24,7 +24,7 @@ trap 'exit 130' INT TERM
 
 cleanup
 mkdir -p "$scratch/a" "$scratch/b"
-"$cluster_sh" up "$strata" "$cluster" >"$scratch/up.log" 2>&1 ||
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$scratch/a" "$scratch/mount_a.log" >/dev/null
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$scratch/b" "$scratch/mount_b.log" >/dev/null

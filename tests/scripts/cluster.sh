@@ -9,7 +9,8 @@
 #   cluster.sh kill9 DIR NAME                            SIGKILL one daemon
 #   cluster.sh start STRATA DIR                          start whatever is stopped again
 #
-# Options given to `up` come after the defaults, so they win (e.g. --backend xfs).
+# Options given to `up` come after the defaults, so they win (e.g. --backend xfs;
+# --mds 1 for a filesystem: by default no MDS and no filesystem).
 set -euo pipefail
 
 usage() {
@@ -29,7 +30,7 @@ case "${1:-}" in
     [ $# -ge 3 ] || usage
     strata=$2 dir=$3
     shift 3
-    exec "$strata" up --dir "$dir" --backend kv --journal tmpfs --osds 3 --pg-num 16 \
+    exec "$strata" up --dir "$dir" --backend kv --journal tmpfs --osds 3 --pg-num 16 --mds 0 \
       --timeout 120 \
       --set heartbeat_interval_ms=100 --set heartbeat_grace_ms=1000 \
       --set mon_osd_down_out_interval_ms=5000 "$@"

@@ -72,7 +72,7 @@ ProcessCluster::ProcessCluster(int osds, std::vector<std::string> sets, const st
   std::string cmd = quote(strata_binary()) + " up --dir " + quote(dir_) + " --osds " +
                     std::to_string(osds) +
                     " --backend " + backend + (backend == "kv" ? "" : " --size-gb 2") +
-                    " --journal tmpfs --pg-num 16 --timeout 120"
+                    " --journal tmpfs --pg-num 16 --mds 0 --timeout 120"
                     " --set heartbeat_interval_ms=100 --set heartbeat_grace_ms=1000"
                     " --set mon_osd_down_out_interval_ms=3600000"
                     // Tests kill and restart OSDs on purpose, and a loaded CI
