@@ -481,7 +481,7 @@ void ObjectMetaStore::writer_loop() {
     while (st.ok()) {
       durable.clear();
       st = append_batch(batch, durable);
-      if (st.ok() || st.code() == ECANCELED) break;
+      if (st.ok() || st.code() == -ECANCELED) break;
       std::unique_lock<std::mutex> sl(mu_);
       if (stopping_) break;
       writer_cv_.wait_for(sl, backoff, [&] { return stopping_; });
