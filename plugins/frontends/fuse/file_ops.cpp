@@ -122,25 +122,30 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
   }
 }
 
-void Filesystem::read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off) {
-  counters_.count(Op::kRead);
-  uint64_t m = to_mds(ino);
-  FileLayout layout;
-  uint64_t file_size = 0;
+bool Filesystem::open_file_data(fuse_req_t req, uint64_t m, FileLayout *layout, uint64_t *size) {
   {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(m);
     if (it == open_.end()) {
       fuse_reply_err(req, EBADF);
-      return;
+      return false;
     }
-    layout = it->second.layout;
-    file_size = it->second.size;
+    *layout = it->second.layout;
+    if (size) *size = it->second.size;
   }
   if (!data_) {
     fuse_reply_err(req, EIO);
-    return;
+    return false;
   }
+  return true;
+}
+
+void Filesystem::read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off) {
+  counters_.count(Op::kRead);
+  uint64_t m = to_mds(ino);
+  FileLayout layout;
+  uint64_t file_size = 0;
+  if (!open_file_data(req, m, &layout, &file_size)) return;
   std::vector<char> buf(size);
   int64_t n = data_->read(layout, file_size, uint64_t(off), size, buf.data());
   if (n < 0)
@@ -153,19 +158,7 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
   counters_.count(Op::kWrite);
   uint64_t m = to_mds(ino);
   FileLayout layout;
-  {
-    std::lock_guard<std::mutex> l(open_mu_);
-    auto it = open_.find(m);
-    if (it == open_.end()) {
-      fuse_reply_err(req, EBADF);
-      return;
-    }
-    layout = it->second.layout;
-  }
-  if (!data_) {
-    fuse_reply_err(req, EIO);
-    return;
-  }
+  if (!open_file_data(req, m, &layout, nullptr)) return;
   // Past the largest file size: EFBIG before anything is buffered (write(2)
   // writes what fits below the limit first; the kernel retries the rest).
   if (max_file_size_ && uint64_t(off) + size > max_file_size_) {
@@ -398,9 +391,8 @@ void Filesystem::setlk(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi, struc
   uint32_t type = lock_type(lock->l_type);
   // Noted before asking: a close racing with the grant still unlocks.
   if (type != uint32_t(fsproto::LockType::UNLOCK)) posix_locker(m, fi->lock_owner, false);
-  int err = lock_request(req, m, uint32_t(fsproto::LockKind::POSIX), type,
-                         uint64_t(lock->l_start), uint64_t(lock->l_len), fi->lock_owner,
-                         uint32_t(lock->l_pid), sleep);
+  int err = lock_request(req, m, uint32_t(fsproto::LockKind::POSIX), type, uint64_t(lock->l_start),
+                         uint64_t(lock->l_len), fi->lock_owner, uint32_t(lock->l_pid), sleep);
   fuse_reply_err(req, -err);
 }
 
@@ -420,20 +412,7 @@ void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, 
   uint64_t m = to_mds(ino);
   FileLayout layout;
   uint64_t size = 0;
-  {
-    std::lock_guard<std::mutex> l(open_mu_);
-    auto it = open_.find(m);
-    if (it == open_.end()) {
-      fuse_reply_err(req, EBADF);
-      return;
-    }
-    layout = it->second.layout;
-    size = it->second.size;
-  }
-  if (!data_) {
-    fuse_reply_err(req, EIO);
-    return;
-  }
+  if (!open_file_data(req, m, &layout, &size)) return;
   uint64_t end = uint64_t(off) + uint64_t(len);
   if (mode == 0) {
     // Objects are allocated on write: reserving means growing the size.

@@ -139,6 +139,10 @@ class Filesystem {
   FileData *data_;  // null: no data path (every data op fails with EIO)
   const MountSettings settings_;
   LogFn log_;
+  // The layout (and size) of open file m for a data op; false after
+  // replying EBADF (not open here) or EIO (no file data layer).
+  bool open_file_data(fuse_req_t req, uint64_t m, FileLayout *layout, uint64_t *size);
+
   uint64_t root_ino_ = 1;
   uint64_t max_file_size_ = 0;
   LeaseCache cache_;
