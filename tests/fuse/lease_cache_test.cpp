@@ -163,12 +163,67 @@ TEST_CASE("a lease the MDS calls complete is not complete in a cache that lacks 
 TEST_CASE("a readdir completes the listing only if one lease covered all its pages") {
   LeaseCache c;
   c.put_dir_lease(kDir, lease(1, 1000), false);
-  c.put_entry(kDir, "a", file(100));            // page 1 under seq 1
+  c.put_entry(kDir, "a", file(100));             // page 1 under seq 1
   c.put_dir_lease(kDir, lease(2, 1000), false);  // revoked and granted again
-  c.put_entry(kDir, "b", file(101));            // page 2 under seq 2
+  c.put_entry(kDir, "b", file(101));             // page 2 under seq 2
   c.mark_complete(kDir, 1);
   CHECK_FALSE(c.list(kDir, 0));
   CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
   c.mark_complete(kDir, 2);  // a readdir wholly under seq 2 may
   CHECK(c.list(kDir, 0));
+}
+
+// An inode inline in a directory is cached under the directory's lease:
+// it changes only after the MDS revokes that lease.
+TEST_CASE("an inode cached under its directory's lease lives and dies with that lease") {
+  LeaseCache c;
+  fill(c);
+  InodeAttr a;
+  a.ino = 100;
+  a.type = FileType::kRegular;
+  a.nlink = 1;
+  c.put_inode(a, LeaseGrant{}, kDir);
+  CHECK(c.cover_of(100) == kDir);
+  auto hit = c.inode(100, 500);
+  REQUIRE(hit);
+  CHECK(hit->second == 500);                     // the directory's time left
+  c.put_dir_lease(kDir, lease(1, 2000), false);  // renewed: so is the inode
+  CHECK(c.inode(100, 1500));
+  c.put_dir_lease(kDir, lease(2, 3000), false);  // a new grant: it may be stale
+  CHECK_FALSE(c.inode(100, 0));
+
+  c.put_inode(a, LeaseGrant{}, kDir);
+  CHECK(c.inode(100, 0));
+  c.drop(kDir);  // revoked
+  CHECK_FALSE(c.inode(100, 0));
+  CHECK(c.expire(0) == 1);  // swept
+
+  c.put_inode(a, LeaseGrant{}, kOther);  // no lease on kOther: not cached
+  CHECK_FALSE(c.inode(100, 0));
+}
+
+// Asynchronous mkdir: the client assumes dirWrite (seq 0) on the new
+// directory before the MDS names the grant; the real seq keeps it all.
+TEST_CASE("a lease assumed before the MDS names it is adopted with what it covers") {
+  constexpr uint32_t kDirWrite = 2;
+  LeaseCache c;
+  c.put_dir_lease(kDir, LeaseGrant{kDirWrite, 0, 1000}, true);
+  c.mark_new(kDir);
+  CHECK(c.lookup(kDir, "x", 0).found == Found::kNegative);
+  c.created(kDir, "x", file(100));
+  InodeAttr a;
+  a.ino = 100;
+  c.put_inode(a, LeaseGrant{}, kDir);
+  c.adopt(kDir, LeaseGrant{kDirWrite, 7, 5000});
+  CHECK(c.dir_seq(kDir) == 7);
+  CHECK(c.lookup(kDir, "x", 4000).found == Found::kEntry);
+  CHECK(c.lookup(kDir, "y", 4000).found == Found::kNegative);
+  CHECK(c.inode(100, 4000));
+  // A reply naming the same grant before the adoption would have kept it too.
+  c.put_dir_lease(kDir, LeaseGrant{kDirWrite, 7, 6000}, false);
+  CHECK(c.lookup(kDir, "x", 5500).found == Found::kEntry);
+  auto l = c.dir_lease(kDir, 5500);
+  REQUIRE(l);
+  CHECK(l->first.kind == kDirWrite);
+  CHECK(l->second);  // complete
 }

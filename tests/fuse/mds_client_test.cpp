@@ -55,11 +55,14 @@ std::vector<capnp::word> flat(capnp::MessageBuilder &m) {
   return std::vector<capnp::word>(a.begin(), a.end());
 }
 
-void welcome(MdsClient &c, uint64_t session, uint64_t committed) {
+void welcome(MdsClient &c, uint64_t session, uint64_t committed, uint64_t first = 0,
+             uint64_t count = 0) {
   capnp::MallocMessageBuilder m;
   auto w = m.initRoot<fsproto::Welcome>();
   w.setSessionId(session);
   w.setCommittedTid(committed);
+  w.initDelegated().setFirst(first);
+  w.getDelegated().setCount(count);
   w.initRoot().setIno(1);
   auto b = flat(m);
   c.on_message(fsproto::MSG_WELCOME, b.data(), b.size() * sizeof(capnp::word));
@@ -234,4 +237,145 @@ TEST_CASE("revokes and lock grants go to the handlers") {
   c.on_message(fsproto::MSG_LOCK_GRANTED, gb.data(), gb.size() * sizeof(capnp::word));
   CHECK(revokes == 2);
   CHECK(granted_tid == 42);
+}
+
+namespace {
+
+MdsClientSettings async_settings(size_t batch_max = 4, uint32_t delay_us = 2000) {
+  MdsClientSettings s{"c", "home", "/"};
+  s.async = true;
+  s.batch_max = batch_max;
+  s.batch_delay_us = delay_us;
+  return s;
+}
+
+uint64_t submit_getattr(MdsClient &c, uint64_t ino) {
+  return c.submit([&](fsproto::Request::Builder b) { b.initSetattr().setIno(ino); });
+}
+
+std::vector<uint64_t> batch_tids(const Sent &s) {
+  REQUIRE(s.type == fsproto::MSG_BATCH);
+  std::vector<uint64_t> out;
+  for (auto r : s.msg->root<fsproto::Batch>().getRequests()) out.push_back(r.getTid());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("async: Hello says so, the Welcome's range is handed out, replies add ranges") {
+  FakeTransport t;
+  MdsClient c(t, async_settings(), MdsHandlers{});
+  c.on_connected();
+  CHECK(t.wait(0).msg->root<fsproto::Hello>().getSupportsAsync());
+  uint64_t ino = 0;
+  CHECK_FALSE(c.take_ino(&ino));  // not welcomed
+  welcome(c, 7, 0, 1000, 2);
+  CHECK(c.take_ino(&ino));
+  CHECK(ino == 1000);
+  CHECK(c.take_ino(&ino));
+  CHECK(ino == 1001);
+  CHECK_FALSE(c.take_ino(&ino));  // used up: the caller goes synchronous
+
+  // A refill rides on any reply.
+  uint64_t tid = submit_getattr(c, 5);
+  c.flush_batch();
+  capnp::MallocMessageBuilder m;
+  auto r = m.initRoot<fsproto::Reply>();
+  r.setTid(tid);
+  r.setSafe(true);
+  r.initDelegated().setFirst(5000);
+  r.getDelegated().setCount(10);
+  auto b = flat(m);
+  c.on_message(fsproto::MSG_REPLY, b.data(), b.size() * sizeof(capnp::word));
+  CHECK(c.take_ino(&ino));
+  CHECK(ino == 5000);
+  CHECK(c.stats().delegated_left == 9);
+
+  // A new Welcome (a failover) takes back what an older MDS gave.
+  welcome(c, 7, tid, 9000, 1);
+  CHECK(c.take_ino(&ino));
+  CHECK(ino == 9000);
+  CHECK_FALSE(c.take_ino(&ino));
+}
+
+TEST_CASE("async: submitted requests leave in Batches, full or after the delay, before any call") {
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/3, /*delay_us=*/200000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  // Full: three go at once.
+  for (uint64_t i = 0; i < 3; ++i) submit_getattr(c, 10 + i);
+  CHECK(batch_tids(t.wait(1)) == std::vector<uint64_t>{1, 2, 3});
+  // A call sends what is queued first, then itself: the MDS keeps order.
+  submit_getattr(c, 20);
+  auto f = call_async(c, 30);
+  CHECK(batch_tids(t.wait(2)) == std::vector<uint64_t>{4});
+  CHECK(request(t.wait(3)).getTid() == 5);
+  reply(c, 5, true);
+  CHECK(f.get() == 5);
+  // Alone, a request waits for the delay (0.2 s here), no longer.
+  auto t0 = std::chrono::steady_clock::now();
+  submit_getattr(c, 40);
+  CHECK(batch_tids(t.wait(4)) == std::vector<uint64_t>{6});
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(150));
+  CHECK(c.stats().batches == 3);
+  CHECK(c.stats().round_trips == 1);  // only the call waited
+}
+
+TEST_CASE("async: wait_safe waits for safe replies; a refusal is reported once") {
+  FakeTransport t;
+  std::vector<uint64_t> seen;
+  MdsHandlers h;
+  h.on_async_reply = [&](std::shared_ptr<ReceivedMessage> m) {
+    seen.push_back(m->root<fsproto::Reply>().getTid());
+  };
+  MdsClient c(t, async_settings(), h);
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  uint64_t a = submit_getattr(c, 1), b = submit_getattr(c, 2);
+  CHECK(c.last_submitted() == b);
+  CHECK(c.wait_safe(b, 20) == -ETIMEDOUT);
+  reply(c, a, true);
+  CHECK(c.wait_safe(a, 20) == 0);
+  CHECK(c.wait_safe(b, 20) == -ETIMEDOUT);
+  auto waiter = std::async(std::launch::async, [&] { return c.wait_safe(b, 5000); });
+  reply(c, b, true, -EEXIST);
+  CHECK(waiter.get() == 0);
+  CHECK(seen == std::vector<uint64_t>{a, b});
+  std::string why;
+  CHECK(c.take_async_error(&why) == -EEXIST);
+  CHECK(c.take_async_error(&why) == 0);
+  CHECK(c.stats().async_failed == 1);
+  CHECK(c.stats().async_unsafe == 0);
+  CHECK(c.kept_tids().empty());
+}
+
+TEST_CASE("async: after a failover, submitted requests not yet safe are replayed one by one") {
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/2), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  submit_getattr(c, 1);
+  submit_getattr(c, 2);  // batch {1, 2} sent
+  CHECK(batch_tids(t.wait(1)) == std::vector<uint64_t>{1, 2});
+  submit_getattr(c, 3);  // queued, not sent
+  c.on_disconnected();
+  c.on_connected();  // Hello again
+  CHECK(t.wait(2).type == fsproto::MSG_HELLO);
+  welcome(c, 7, /*committed=*/1);
+  // None was answered: all go again as Requests, in order, as replays
+  // (the MDS answers the committed 1 from its record).
+  auto r1 = request(t.wait(3));
+  auto r2 = request(t.wait(4));
+  auto r3 = request(t.wait(5));
+  CHECK(r1.getTid() == 1);
+  CHECK(r2.getTid() == 2);
+  CHECK(r2.getReplay());
+  CHECK(r3.getTid() == 3);
+  c.flush_batch();  // nothing queued twice
+  CHECK(t.count() == 6);
+  reply(c, 1, true);
+  reply(c, 2, true);
+  reply(c, 3, true);
+  CHECK(c.wait_safe(3, 1000) == 0);
 }

@@ -80,6 +80,25 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
     return;
   }
   uint64_t dir = to_mds(parent);
+  if (InodeAttr a; async_make(req, dir, name, FileType::kRegular, mode, 0, nullptr, &a)) {
+    {
+      std::lock_guard<std::mutex> l(open_mu_);
+      OpenFile &f = open_[a.ino];
+      ++f.openers;
+      f.version = a.version;
+      f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
+      f.lease_kind = uint32_t(fsproto::LeaseKind::FILE_WRITE);  // seq: absorb_async
+      f.size = 0, f.mtime = a.mtime, f.ctime = a.ctime;
+    }
+    fuse_entry_param e = entry_of(a, valid_seconds(a.ino));
+    inodes_.looked_up(a.ino);
+    fi->fh = 0;
+    if (fuse_reply_create(req, &e, fi) != 0) {
+      inodes_.forget(a.ino, 1);
+      release(nullptr, e.ino);
+    }
+    return;
+  }
   int err = 0;
   auto reply = request(
       req,
@@ -246,7 +265,7 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // close(2) reports write-out errors; close-to-open: the size goes to
   // the MDS now, not only when the lease is revoked.
   int err = data_ ? data_->flush(layout) : 0;
-  if (err == 0) err = report_size(req, m);
+  if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
 }
 
@@ -269,7 +288,7 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     // Buffers go; the lease stays until revoked or expired (a reopen is
     // then free).
     data_->flush(layout);
-    report_size(nullptr, m);
+    if (!async_report_size(m)) report_size(nullptr, m);
     data_->forget(m);
   }
   if (req) fuse_reply_err(req, 0);
@@ -290,9 +309,13 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
     if (open && data_) err = data_->flush(layout);
     if (err == 0) err = report_size(req, m);
   }
+  // The Fsync follows every change submitted before it (the MDS runs a
+  // session's messages in order) and waits until they are safe.
   if (err == 0)
     request(
         req, [&](fsproto::Request::Builder r) { r.initFsync().setIno(m); }, &err);
+  std::string why;
+  if (err == 0 && mds_.take_async_error(&why) < 0) err = -EIO;
   fuse_reply_err(req, -err);
 }
 
@@ -461,6 +484,11 @@ int Filesystem::flush_everything(std::string *why) {
   if (err < 0 && first == 0) {
     first = err;
     *why = std::string("the MDS did not make the session's changes safe: ") + std::strerror(-err);
+  }
+  std::string refused;
+  if (int e = mds_.take_async_error(&refused); e < 0 && first == 0) {
+    first = -EIO;
+    *why = "the MDS refused an asynchronous change: " + refused;
   }
   return first;
 }

@@ -56,19 +56,7 @@ std::shared_ptr<ReceivedMessage> Filesystem::request(
   int64_t sent = now_ms();
   auto reply = mds_.call(
       [&](fsproto::Request::Builder r) {
-        if (req) {
-          const fuse_ctx *ctx = fuse_req_ctx(req);
-          auto c = r.initCaller();
-          c.setUid(ctx->uid);
-          c.setGid(ctx->gid);
-          c.setPid(uint32_t(ctx->pid));
-          gid_t groups[64];
-          int n = fuse_req_getgroups(req, 64, groups);
-          if (n > 0) {
-            auto g = c.initGroups(uint32_t(std::min(n, 64)));
-            for (int i = 0; i < std::min(n, 64); ++i) g.set(uint32_t(i), groups[i]);
-          }
-        }
+        if (req) fill_caller(caller_of(req), r);
         fill(r);
       },
       err);
@@ -91,7 +79,11 @@ void Filesystem::absorb(fsproto::Reply::Reader r, int64_t sent_ms) {
       }
     return false;
   };
-  auto keep = [&](fsproto::Inode::Reader in, fsproto::Lease::Reader own) {
+  // An inode with no lease of its own is still cached when it is inline
+  // in a directory whose lease we hold (the MDS revokes the directory's
+  // leases before changing it): a directory, or a file with one link (a
+  // hard-linked inode lives in the inode table instead).
+  auto keep = [&](fsproto::Inode::Reader in, fsproto::Lease::Reader own, uint64_t cover) {
     if (in.getIno() == 0) return;
     InodeAttr a = to_attr(in);
     LeaseGrant g;
@@ -104,21 +96,40 @@ void Filesystem::absorb(fsproto::Reply::Reader r, int64_t sent_ms) {
     } else {
       leased = lease_for(a.ino, &g, &complete);
     }
-    if (!leased) {
-      cache_.drop(a.ino);  // what we had is older than this
+    bool dir = a.type == FileType::kDirectory;
+    if (leased) {
+      cache_.put_inode(a, g);
+      if (dir && (g.kind == uint32_t(fsproto::LeaseKind::DIR_READ) ||
+                  g.kind == uint32_t(fsproto::LeaseKind::DIR_WRITE)))
+        cache_.put_dir_lease(a.ino, g, complete);
       return;
     }
-    cache_.put_inode(a, g);
-    if (a.type == FileType::kDirectory && (g.kind == uint32_t(fsproto::LeaseKind::DIR_READ) ||
-                                           g.kind == uint32_t(fsproto::LeaseKind::DIR_WRITE)))
-      cache_.put_dir_lease(a.ino, g, complete);
+    if (cover != 0 && cover != a.ino && (dir || a.nlink <= 1) &&
+        cache_.dir_lease(cover, now_ms())) {
+      cache_.put_inode(a, LeaseGrant{}, cover);
+      return;
+    }
+    // Under a lease we still hold (our own change: the MDS revokes
+    // before others change it) the reply is simply newer.
+    if (cache_.inode(a.ino, now_ms())) {
+      cache_.update_inode(a);
+      return;
+    }
+    cache_.drop(a.ino);  // what we had is older than this
   };
   fsproto::Lease::Reader none;
-  if (r.hasInode()) keep(r.getInode(), none);
-  if (r.hasParent()) keep(r.getParent(), none);
-  if (r.hasOtherParent()) keep(r.getOtherParent(), none);
-  if (r.hasReplaced()) keep(r.getReplaced(), none);
-  for (auto d : r.getEntries()) keep(d.getInode(), d.getLease());
+  // Directories first: their leases cover the inodes that follow.
+  uint64_t parent = r.hasParent() ? r.getParent().getIno() : 0;
+  if (r.hasParent()) keep(r.getParent(), none, cache_.cover_of(parent));
+  if (r.hasOtherParent())
+    keep(r.getOtherParent(), none, cache_.cover_of(r.getOtherParent().getIno()));
+  if (r.hasInode()) {
+    uint64_t ino = r.getInode().getIno();
+    keep(r.getInode(), none, parent != 0 ? parent : cache_.cover_of(ino));
+  }
+  if (r.hasReplaced()) keep(r.getReplaced(), none, 0);
+  uint64_t listed = r.hasInode() ? r.getInode().getIno() : 0;
+  for (auto d : r.getEntries()) keep(d.getInode(), d.getLease(), listed);
 }
 
 void Filesystem::overlay_local(InodeAttr *a) const {
@@ -241,6 +252,13 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
                          fuse_file_info *) {
   counters_.count(Op::kSetattr);
   uint64_t m = to_mds(ino);
+  if (InodeAttr a; async_setattr(req, m, attr, to_set, &a)) {
+    overlay_local(&a);
+    struct stat st = to_stat(a);
+    st.st_ino = ino;
+    fuse_reply_attr(req, &st, valid_seconds(m));
+    return;
+  }
   InodeAttr cur;
   double valid = 0;
   if (int err = attr_of(req, m, &cur, &valid); err < 0) {
@@ -348,6 +366,10 @@ void Filesystem::make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     return;
   }
   uint64_t dir = to_mds(parent);
+  if (InodeAttr a; async_make(req, dir, name, type, mode, rdev, symlink_target, &a)) {
+    reply_entry(req, a);
+    return;
+  }
   int err = 0;
   auto reply = request(
       req,
@@ -369,12 +391,19 @@ void Filesystem::make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
   }
   InodeAttr a = to_attr(reply->root<fsproto::Reply>().getInode());
   cache_.created(dir, name, DirEntry{a.ino, a.type});
+  // A directory just made is empty: under a lease on it, its listing is
+  // whole from the start.
+  if (type == FileType::kDirectory) cache_.mark_complete(a.ino, cache_.dir_seq(a.ino));
   reply_entry(req, a);
 }
 
 void Filesystem::unlink(fuse_req_t req, fuse_ino_t parent, const char *name, bool directory) {
   counters_.count(directory ? Op::kRmdir : Op::kUnlink);
   uint64_t dir = to_mds(parent);
+  if (async_unlink(req, dir, name, directory)) {
+    fuse_reply_err(req, 0);
+    return;
+  }
   int err = 0;
   request(
       req,
@@ -401,6 +430,10 @@ void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
     return;
   }
   uint64_t from = to_mds(parent), to = to_mds(newparent);
+  if (from == to && flags == 0 && async_rename(req, from, name, newname)) {
+    fuse_reply_err(req, 0);
+    return;
+  }
   int err = 0;
   request(
       req,

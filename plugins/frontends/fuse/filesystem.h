@@ -56,6 +56,9 @@ class Filesystem {
   // After the Welcome: the filesystem's largest file size (writes past it
   // fail with EFBIG at once, as on a local filesystem). 0: no limit.
   void set_max_file_size(uint64_t bytes) { max_file_size_ = bytes; }
+  // After the Welcome: how long the MDS's leases last (a revoke waits at
+  // most this long for this client's asynchronous changes).
+  void set_lease_ms(uint32_t ms) { mds_lease_ms_ = ms ? ms : 30000; }
   // Where kernel invalidations go; null while unmounted.
   void set_session(fuse_session *se);
 
@@ -106,6 +109,10 @@ class Filesystem {
   // Unmount: every file's data and size out, then everything safe.
   int flush_everything(std::string *why);
 
+  // The MDS's reply to a request submitted asynchronously (on the
+  // transport's thread: it only updates the cache).
+  void absorb_async(fsproto::Reply::Reader r);
+
   OpCounters &counters() { return counters_; }
   const LeaseCache &cache() const { return cache_; }
   size_t known_inodes() const { return inodes_.size(); }
@@ -135,6 +142,37 @@ class Filesystem {
   int lock_request(fuse_req_t req, uint64_t ino, uint32_t kind, uint32_t type, uint64_t start,
                    uint64_t length, uint64_t owner, uint32_t pid, bool wait);
 
+  // Who asks (from the FUSE request) and the MDS's view of permission.
+  struct Caller {
+    uint32_t uid = 0, gid = 0, pid = 0, umask = 0;
+    std::vector<uint32_t> groups;
+    bool in_group(uint32_t g) const;
+  };
+  static Caller caller_of(fuse_req_t req);
+  static void fill_caller(const Caller &c, fsproto::Request::Builder r);
+  static bool may(const InodeAttr &a, const Caller &c, uint32_t rwx_bits);
+
+  // Asynchronous metadata (async_meta.cpp): inside a directory this
+  // client holds dirWrite on (complete, with time to spare), a change is
+  // made in the cache, answered at once and submitted for the next Batch.
+  // Each returns false, having changed nothing, when the change must go
+  // to the MDS synchronously (no lease, a case the client does not
+  // decide, an error the MDS should name).
+  bool async_dir(uint64_t dir, InodeAttr *dir_attr);
+  bool async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type, mode_t mode,
+                  dev_t rdev, const char *symlink_target, InodeAttr *out);
+  bool async_unlink(fuse_req_t req, uint64_t dir, const char *name, bool directory);
+  bool async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname);
+  bool async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                     InodeAttr *out);
+  // ino's size and times under fileWrite, without waiting; false: go synchronous.
+  bool async_report_size(uint64_t ino);
+  void submit(const Caller &c, const std::function<void(fsproto::Request::Builder)> &fill);
+  // The parent's attributes after a change in it made here.
+  void touch_dir(InodeAttr dir, int nlink_delta);
+  // Every change submitted so far is safe (0), or why not.
+  int settle_async(uint32_t timeout_ms, std::string *why);
+
   MdsClient &mds_;
   FileData *data_;  // null: no data path (every data op fails with EIO)
   const MountSettings settings_;
@@ -145,6 +183,7 @@ class Filesystem {
 
   uint64_t root_ino_ = 1;
   uint64_t max_file_size_ = 0;
+  uint32_t mds_lease_ms_ = 30000;
   LeaseCache cache_;
   InodeTable inodes_;
   OpCounters counters_;

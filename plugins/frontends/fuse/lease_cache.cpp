@@ -2,16 +2,55 @@
 
 namespace strata::fuse {
 
-void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease) {
+void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover) {
   std::lock_guard<std::mutex> l(mu_);
-  inodes_[attr.ino] = CachedInode{attr, lease};
+  uint64_t gen = 0;
+  if (cover != 0) {
+    auto d = dirs_.find(cover);
+    if (d == dirs_.end()) return;  // no lease to cache it under
+    gen = d->second.generation;
+  }
+  inodes_[attr.ino] = CachedInode{attr, lease, cover, gen};
+}
+
+int64_t LeaseCache::expiry_locked(const CachedInode &c) const {
+  if (c.cover == 0) return c.lease.expires_ms;
+  auto d = dirs_.find(c.cover);
+  if (d == dirs_.end() || d->second.generation != c.cover_generation) return 0;
+  return d->second.lease.expires_ms;
+}
+
+uint64_t LeaseCache::cover_of(uint64_t ino) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = inodes_.find(ino);
+  return it == inodes_.end() ? 0 : it->second.cover;
+}
+
+void LeaseCache::adopt(uint64_t ino, const LeaseGrant &lease) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (auto d = dirs_.find(ino);
+      d != dirs_.end() && d->second.lease.seq == 0 && d->second.lease.kind == lease.kind)
+    d->second.lease = lease;  // same generation: what it covers stays
+  if (auto c = inodes_.find(ino); c != inodes_.end() && c->second.cover == 0 &&
+                                  c->second.lease.seq == 0 && c->second.lease.kind == lease.kind)
+    c->second.lease = lease;
+}
+
+std::optional<std::pair<LeaseGrant, bool>> LeaseCache::dir_lease(uint64_t dir,
+                                                                 int64_t now_ms) const {
+  std::lock_guard<std::mutex> l(mu_);
+  const CachedDir *d = live_dir(dir, now_ms);
+  if (!d) return std::nullopt;
+  return std::make_pair(d->lease, d->complete);
 }
 
 std::optional<std::pair<InodeAttr, int64_t>> LeaseCache::inode(uint64_t ino, int64_t now_ms) const {
   std::lock_guard<std::mutex> l(mu_);
   auto it = inodes_.find(ino);
-  if (it == inodes_.end() || it->second.lease.expires_ms <= now_ms) return std::nullopt;
-  return std::make_pair(it->second.attr, it->second.lease.expires_ms - now_ms);
+  if (it == inodes_.end()) return std::nullopt;
+  int64_t expires = expiry_locked(it->second);
+  if (expires <= now_ms) return std::nullopt;
+  return std::make_pair(it->second.attr, expires - now_ms);
 }
 
 void LeaseCache::update_inode(const InodeAttr &attr) {
@@ -24,11 +63,15 @@ void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*com
   std::lock_guard<std::mutex> l(mu_);
   CachedDir &d = dirs_[dir];
   // The same grant renewed keeps what it covers; a new grant (after a
-  // revoke, or one that ran out) starts over: entries cached under the
-  // old one may be stale.
-  if (d.lease.seq != lease.seq) {
+  // revoke, or one that ran out) starts over: entries (and inline inodes,
+  // through the generation) cached under the old one may be stale.
+  // A lease assumed before the MDS named it (seq 0) is the same grant.
+  bool same = d.generation != 0 && d.lease.kind == lease.kind &&
+              (d.lease.seq == lease.seq || d.lease.seq == 0);
+  if (!same) {
     d.entries.clear();
     d.complete = false;
+    d.generation = ++generations_;
   }
   d.lease = lease;
 }
@@ -49,6 +92,12 @@ void LeaseCache::mark_complete(uint64_t dir, uint64_t seq) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
   if (it != dirs_.end() && seq != 0 && it->second.lease.seq == seq) it->second.complete = true;
+}
+
+void LeaseCache::mark_new(uint64_t dir) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it != dirs_.end()) it->second.complete = true;
 }
 
 const LeaseCache::CachedDir *LeaseCache::live_dir(uint64_t dir, int64_t now_ms) const {
@@ -141,6 +190,8 @@ std::vector<std::string> LeaseCache::names(uint64_t dir) const {
 
 void LeaseCache::drop(uint64_t ino) {
   std::lock_guard<std::mutex> l(mu_);
+  // What the directory's lease covered goes with it (its inline inodes
+  // no longer find their generation; expire() sweeps them).
   dirs_.erase(ino);
   inodes_.erase(ino);
 }
@@ -157,7 +208,7 @@ size_t LeaseCache::expire(int64_t now_ms) {
     }
   }
   for (auto it = inodes_.begin(); it != inodes_.end();) {
-    if (it->second.lease.expires_ms <= now_ms) {
+    if (expiry_locked(it->second) <= now_ms) {
       ++n;
       it = inodes_.erase(it);
     } else {

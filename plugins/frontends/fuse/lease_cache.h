@@ -47,7 +47,11 @@ class LeaseCache {
   };
 
   // An inode's attributes under its lease (a lease that ran out is a miss).
-  void put_inode(const InodeAttr &attr, const LeaseGrant &lease);
+  // `cover`: the directory whose lease the attributes are cached under
+  // (an inode inline in its parent's dentry changes only after the MDS
+  // revokes the parent's leases); 0: the inode's own lease. drop(cover)
+  // forgets them with the directory.
+  void put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover = 0);
   std::optional<std::pair<InodeAttr, int64_t>> inode(uint64_t ino, int64_t now_ms) const;
   // The attributes changed under a lease the client still holds (its own
   // setattr, or a local size change under fileWrite).
@@ -64,10 +68,22 @@ class LeaseCache {
   void put_entry(uint64_t dir, const std::string &name, DirEntry e);
   // The seq of the lease dir is cached under; 0: none.
   uint64_t dir_seq(uint64_t dir) const;
+  // The live lease on dir and whether its listing is complete.
+  std::optional<std::pair<LeaseGrant, bool>> dir_lease(uint64_t dir, int64_t now_ms) const;
+  // The directory whose lease covers ino's cached attributes (0: its own
+  // lease, or not cached).
+  uint64_t cover_of(uint64_t ino) const;
+  // A lease the client assumed before the MDS named it (seq 0: a
+  // directory made or a file created asynchronously) gets its seq and
+  // expiry from the MDS's reply, keeping what it covers.
+  void adopt(uint64_t ino, const LeaseGrant &lease);
   // After a readdir reached the end and put every entry: the listing is
   // whole, if the whole readdir ran under the lease `seq` (a revoke or
   // expiry between its pages dropped what the earlier pages put).
   void mark_complete(uint64_t dir, uint64_t seq);
+  // A directory made here (asynchronously): empty, so complete, whatever
+  // seq its lease gets.
+  void mark_new(uint64_t dir);
 
   LookupResult lookup(uint64_t dir, const std::string &name, int64_t now_ms) const;
   // The whole listing in name order, if the directory is complete and its
@@ -102,16 +118,22 @@ class LeaseCache {
     LeaseGrant lease;
     bool complete = false;
     std::map<std::string, DirEntry> entries;
+    uint64_t generation = 0;  // this cache's count of grants: what covered inodes check
   };
   struct CachedInode {
     InodeAttr attr;
-    LeaseGrant lease;
+    LeaseGrant lease;  // its own (cover == 0)
+    uint64_t cover = 0;
+    uint64_t cover_generation = 0;
   };
+  // When c's lease (its own or its directory's) runs out; 0: it did.
+  int64_t expiry_locked(const CachedInode &c) const;
   const CachedDir *live_dir(uint64_t dir, int64_t now_ms) const;
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, CachedDir> dirs_;
   std::unordered_map<uint64_t, CachedInode> inodes_;
+  uint64_t generations_ = 0;
 };
 
 }  // namespace strata::fuse

@@ -14,9 +14,14 @@ ReceivedMessage::ReceivedMessage(const void *payload, size_t len)
 }
 
 MdsClient::MdsClient(MdsTransport &transport, MdsClientSettings settings, MdsHandlers handlers)
-    : transport_(transport), settings_(std::move(settings)), handlers_(std::move(handlers)) {}
+    : transport_(transport), settings_(std::move(settings)), handlers_(std::move(handlers)) {
+  if (settings_.async) flusher_ = std::thread([this] { flusher_loop(); });
+}
 
-MdsClient::~MdsClient() { shutdown(); }
+MdsClient::~MdsClient() {
+  shutdown();
+  if (flusher_.joinable()) flusher_.join();
+}
 
 void MdsClient::on_connected() {
   std::lock_guard<std::mutex> l(mu_);
@@ -40,7 +45,7 @@ void MdsClient::send_hello_locked() {
   h.setSessionId(session_id_);
   h.setMountRoot(settings_.mount_root);
   h.setFsName(settings_.fs_name);
-  h.setSupportsAsync(false);  // no Batch yet: every change is a Request
+  h.setSupportsAsync(settings_.async);
   auto words = capnp::messageToFlatArray(msg);
   auto bytes = words.asBytes();
   transport_.send(fsproto::MSG_HELLO, bytes.begin(), bytes.size());
@@ -60,8 +65,12 @@ void MdsClient::on_message(uint16_t type, const void *payload, size_t len) {
       break;
     }
     case fsproto::MSG_REPLY: {
-      std::lock_guard<std::mutex> l(mu_);
-      handle_reply_locked(std::move(m));
+      bool async = false;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        async = handle_reply_locked(m);
+      }
+      if (async && handlers_.on_async_reply) handlers_.on_async_reply(std::move(m));
       break;
     }
     case fsproto::MSG_REVOKE:
@@ -71,7 +80,7 @@ void MdsClient::on_message(uint16_t type, const void *payload, size_t len) {
       if (handlers_.on_lock_granted) handlers_.on_lock_granted(std::move(m));
       break;
     default:
-      break;  // BatchReply: no batches are sent yet
+      break;  // BatchReply: not sent (batched requests get ordinary Replies)
   }
 }
 
@@ -90,6 +99,11 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
   stats_.session_id = session_id_;
   welcome_ = m;
   welcomed_ = true;
+  // Numbers delegated by an earlier MDS (or session) are not ours now.
+  ranges_.clear();
+  add_range_locked(w.getDelegated().getFirst(), w.getDelegated().getCount());
+  // Whatever was queued for a batch goes out below, one by one.
+  batch_.clear();
   uint64_t committed = w.getCommittedTid();
   // In tid order: what the MDS has not committed is replayed; what it
   // never answered is sent (again).
@@ -102,8 +116,13 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
     if (p.answered && (!resumed || it->first <= committed)) {
       // Committed (safe), or the session it belonged to is gone: nothing
       // to replay into.
-      if (!p.safe) --stats_.unsafe_now;
+      if (!p.safe && !p.async) --stats_.unsafe_now;
       p.safe = true;
+      if (p.async) {
+        async_done_locked(it->first);
+        it = pending_.erase(it);
+        continue;
+      }
       if (p.reply) {
         ++it;  // its caller erases it when it picks up the reply
       } else {
@@ -117,12 +136,31 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
   cv_.notify_all();
 }
 
-void MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {
+bool MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {
   auto r = m->root<fsproto::Reply>();
+  if (r.hasDelegated()) add_range_locked(r.getDelegated().getFirst(), r.getDelegated().getCount());
   auto it = pending_.find(r.getTid());
-  if (it == pending_.end()) return;  // a duplicate (replayed) answer
+  if (it == pending_.end()) return false;  // a duplicate (replayed) answer
   Pending &p = it->second;
   bool safe = r.getSafe() || !r.getUnsafe();
+  if (p.async) {
+    if (!p.answered) {
+      p.answered = true;
+      --stats_.waiting_now;  // nobody waited: not a round trip
+    }
+    if (r.getResult() < 0) {
+      ++stats_.async_failed;
+      if (async_error_ == 0) {
+        async_error_ = r.getResult();
+        async_error_message_ = r.getMessage();
+      }
+    }
+    if (safe) {
+      async_done_locked(it->first);
+      pending_.erase(it);
+    }
+    return true;
+  }
   if (!p.answered) {
     p.answered = true;
     p.reply = m;
@@ -138,6 +176,126 @@ void MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {
     // A caller that has not picked up its reply yet erases it then.
     if (!p.reply) pending_.erase(it);
   }
+  return false;
+}
+
+void MdsClient::async_done_locked(uint64_t tid) {
+  if (async_unsafe_.erase(tid) > 0) {
+    --stats_.async_unsafe;
+    cv_.notify_all();
+  }
+}
+
+void MdsClient::add_range_locked(uint64_t first, uint64_t count) {
+  if (first == 0 || count == 0) return;
+  ranges_.emplace_back(first, count);
+  stats_.delegated_left += count;
+}
+
+bool MdsClient::take_ino(uint64_t *ino) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!welcomed_ || closing_) return false;
+  while (!ranges_.empty() && ranges_.front().second == 0) ranges_.pop_front();
+  if (ranges_.empty()) return false;
+  *ino = ranges_.front().first++;
+  --ranges_.front().second;
+  --stats_.delegated_left;
+  return true;
+}
+
+uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill) {
+  capnp::MallocMessageBuilder msg;
+  auto req = msg.initRoot<fsproto::Request>();
+  fill(req);
+  std::lock_guard<std::mutex> l(mu_);
+  if (closing_) return 0;
+  uint64_t tid = next_tid_++;
+  req.setTid(tid);
+  req.setReplay(false);
+  Pending &p = pending_[tid];
+  p.request = capnp::messageToFlatArray(msg);
+  p.async = true;
+  ++stats_.requests;
+  ++stats_.async_requests;
+  ++stats_.waiting_now;
+  ++stats_.async_unsafe;
+  async_unsafe_.insert(tid);
+  last_submitted_ = tid;
+  // Not welcomed: handle_welcome_locked sends it with the rest.
+  if (connected_ && welcomed_) {
+    if (batch_.empty()) batch_since_ = std::chrono::steady_clock::now();
+    batch_.push_back(tid);
+    if (batch_.size() >= settings_.batch_max)
+      flush_batch_locked();
+    else if (batch_.size() == 1)
+      flush_cv_.notify_all();
+  }
+  return tid;
+}
+
+void MdsClient::flush_batch() {
+  std::lock_guard<std::mutex> l(mu_);
+  flush_batch_locked();
+}
+
+void MdsClient::flush_batch_locked() {
+  if (batch_.empty()) return;
+  if (!connected_ || !welcomed_) return;  // the Welcome resends them
+  capnp::MallocMessageBuilder msg;
+  auto reqs = msg.initRoot<fsproto::Batch>().initRequests(uint32_t(batch_.size()));
+  uint32_t n = 0;
+  for (uint64_t tid : batch_) {
+    auto it = pending_.find(tid);
+    if (it == pending_.end()) continue;
+    capnp::FlatArrayMessageReader one(it->second.request.asPtr());
+    reqs.setWithCaveats(n++, one.getRoot<fsproto::Request>());
+  }
+  batch_.clear();
+  if (n == 0) return;
+  auto words = capnp::messageToFlatArray(msg);
+  auto bytes = words.asBytes();
+  transport_.send(fsproto::MSG_BATCH, bytes.begin(), bytes.size());
+  ++stats_.batches;
+}
+
+void MdsClient::flusher_loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  const auto delay = std::chrono::microseconds(settings_.batch_delay_us);
+  while (!closing_) {
+    if (batch_.empty()) {
+      flush_cv_.wait(l);
+      continue;
+    }
+    auto due = batch_since_ + delay;
+    if (std::chrono::steady_clock::now() >= due) {
+      flush_batch_locked();
+      continue;
+    }
+    flush_cv_.wait_until(l, due);
+  }
+}
+
+uint64_t MdsClient::last_submitted() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return last_submitted_;
+}
+
+int MdsClient::wait_safe(uint64_t tid, uint32_t timeout_ms) {
+  std::unique_lock<std::mutex> l(mu_);
+  flush_batch_locked();
+  cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
+               [&] { return closing_ || async_unsafe_.empty() || *async_unsafe_.begin() > tid; });
+  if (async_unsafe_.empty() || *async_unsafe_.begin() > tid) return 0;
+  return closing_ ? -ESHUTDOWN : -ETIMEDOUT;
+}
+
+int MdsClient::take_async_error(std::string *message) {
+  std::lock_guard<std::mutex> l(mu_);
+  int e = async_error_;
+  if (message) *message = async_error_message_;
+  async_error_ = 0;
+  async_error_message_.clear();
+  return e;
 }
 
 int MdsClient::send_request_locked(uint64_t tid, Pending &p, bool replay) {
@@ -197,6 +355,9 @@ std::shared_ptr<ReceivedMessage> MdsClient::call(
   p.request = capnp::messageToFlatArray(msg);
   ++stats_.requests;
   ++stats_.waiting_now;
+  // What was submitted before goes first: the MDS runs a session's
+  // messages in order.
+  flush_batch_locked();
   // Not connected: sent from handle_welcome_locked once welcomed.
   send_request_locked(tid, p, false);
   cv_.wait(l, [&] {
@@ -228,6 +389,7 @@ void MdsClient::shutdown() {
   std::lock_guard<std::mutex> l(mu_);
   closing_ = true;
   cv_.notify_all();
+  flush_cv_.notify_all();
 }
 
 MdsClientStats MdsClient::stats() const {

@@ -20,13 +20,18 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mds_transport.h"
 #include "proto/fs.capnp.h"
@@ -51,11 +56,20 @@ struct MdsClientSettings {
   std::string client_name;  // instance id + mount point
   std::string fs_name;
   std::string mount_root = "/";
+  // Asynchronous metadata (docs/FILESYSTEM.md): Hello says so, the
+  // Welcome delegates inode numbers, submit() queues requests that go out
+  // in Batches.
+  bool async = false;
+  uint32_t batch_delay_us = 2000;  // a batch leaves this long after its first request
+  size_t batch_max = 64;           // or as soon as it holds this many
 };
 
 struct MdsHandlers {
   std::function<void(std::shared_ptr<ReceivedMessage> revoke)> on_revoke;
   std::function<void(std::shared_ptr<ReceivedMessage> granted)> on_lock_granted;
+  // The reply to a submit()ted request (its caller is long gone): on the
+  // transport's thread, without the client's lock; it may not wait.
+  std::function<void(std::shared_ptr<ReceivedMessage> reply)> on_async_reply;
 };
 
 struct MdsClientStats {
@@ -67,6 +81,11 @@ struct MdsClientStats {
   uint64_t reconnects = 0;   // Welcomes after the first
   uint64_t session_id = 0;
   bool connected = false;
+  uint64_t async_requests = 0;  // submit()ted
+  uint64_t async_unsafe = 0;    // submitted, not yet safe
+  uint64_t async_failed = 0;    // submitted, refused by the MDS
+  uint64_t batches = 0;         // Batch messages sent
+  uint64_t delegated_left = 0;  // inode numbers this client may still use
 };
 
 class MdsClient {
@@ -91,6 +110,24 @@ class MdsClient {
   std::shared_ptr<ReceivedMessage> call(const std::function<void(fsproto::Request::Builder)> &fill,
                                         int *err);
 
+  // Asynchronous metadata. take_ino: the next delegated inode number
+  // (false: none left; the caller goes synchronous). submit: queues the
+  // request (tid and caller as in call()) for the next Batch and returns
+  // at once with its tid (0: closing); it is kept, and replayed after a
+  // failover, until safe. Order holds: a call() sends the queued batch
+  // before its own request.
+  bool take_ino(uint64_t *ino);
+  uint64_t submit(const std::function<void(fsproto::Request::Builder)> &fill);
+  void flush_batch();
+  // The newest tid submitted (0: none).
+  uint64_t last_submitted() const;
+  // Waits until every request submitted up to tid is safe: 0, -ETIMEDOUT
+  // or -ESHUTDOWN.
+  int wait_safe(uint64_t tid, uint32_t timeout_ms);
+  // The first refusal of a submitted request since the last call (0:
+  // none), with its message: what fsync and syncfs report.
+  int take_async_error(std::string *message);
+
   // A message outside request/reply (Release, Goodbye): sent if connected
   // (a lease that is not released in time expires anyway). 0 or -errno.
   int send(uint16_t type, capnp::MessageBuilder &msg);
@@ -107,12 +144,18 @@ class MdsClient {
     kj::Array<capnp::word> request;  // the encoded Request
     bool answered = false;           // the first reply came (the call returned)
     bool safe = false;
+    bool async = false;  // submit()ted: nobody waits for the reply
     std::shared_ptr<ReceivedMessage> reply;
   };
   void send_hello_locked();
   void handle_welcome_locked(std::shared_ptr<ReceivedMessage> m);
-  void handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
+  // True when the reply answered a submit()ted request.
+  bool handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
   int send_request_locked(uint64_t tid, Pending &p, bool replay);
+  void flush_batch_locked();
+  void async_done_locked(uint64_t tid);
+  void flusher_loop();
+  void add_range_locked(uint64_t first, uint64_t count);
 
   MdsTransport &transport_;
   const MdsClientSettings settings_;
@@ -130,6 +173,17 @@ class MdsClient {
   std::map<uint64_t, Pending> pending_;  // by tid: in order for replay
   std::shared_ptr<ReceivedMessage> welcome_;
   MdsClientStats stats_;
+
+  // Asynchronous metadata.
+  std::deque<std::pair<uint64_t, uint64_t>> ranges_;  // delegated (first, count), in use order
+  std::vector<uint64_t> batch_;                       // tids queued, not yet sent
+  std::chrono::steady_clock::time_point batch_since_;
+  std::set<uint64_t> async_unsafe_;  // submitted tids not yet safe
+  uint64_t last_submitted_ = 0;
+  int async_error_ = 0;
+  std::string async_error_message_;
+  std::condition_variable flush_cv_;
+  std::thread flusher_;
 };
 
 }  // namespace strata::fuse

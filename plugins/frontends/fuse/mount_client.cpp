@@ -33,9 +33,13 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     handlers.on_lock_granted = [this](std::shared_ptr<ReceivedMessage> m) {
       worker_->post([this, m] { fs_->handle_lock_granted(m->root<fsproto::LockGranted>()); });
     };
-    mds_ = std::make_unique<MdsClient>(
-        *transport_, MdsClientSettings{client_name, settings_.fs_name, settings_.mount_root},
-        handlers);
+    handlers.on_async_reply = [this](std::shared_ptr<ReceivedMessage> m) {
+      if (fs_) fs_->absorb_async(m->root<fsproto::Reply>());
+    };
+    MdsClientSettings ms{client_name, settings_.fs_name, settings_.mount_root};
+    ms.async = settings_.async_metadata;
+    ms.batch_delay_us = settings_.batch_delay_us;
+    mds_ = std::make_unique<MdsClient>(*transport_, ms, handlers);
     fs_ = std::make_unique<Filesystem>(*mds_, data_.get(), settings_,
                                        [this](int level, const std::string &m) { log(level, m); });
 
@@ -50,6 +54,7 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     auto welcome = mds_->welcome()->root<fsproto::Welcome>();
     fs_->set_root(to_attr(welcome.getRoot()));
     fs_->set_max_file_size(welcome.getMaxFileSize());
+    fs_->set_lease_ms(welcome.getLeaseMs());
 
     mount_ = std::make_unique<FuseMount>();
     if (int rc = mount_->mount(*fs_, settings_, &why); rc < 0) throw Error(rc, why);
@@ -159,7 +164,24 @@ std::string MountClient::metrics() const {
     << "# HELP strata_fuse_mds_requests_total Requests sent to the MDS.\n"
        "# TYPE strata_fuse_mds_requests_total counter\n"
     << "strata_fuse_mds_requests_total " << s.requests << "\n"
-    << "# HELP strata_fuse_mds_round_trips_total First replies received from the MDS.\n"
+    << "# HELP strata_fuse_mds_async_requests_total Changes answered locally and sent in "
+       "batches (asynchronous metadata).\n"
+       "# TYPE strata_fuse_mds_async_requests_total counter\n"
+    << "strata_fuse_mds_async_requests_total " << s.async_requests << "\n"
+    << "# HELP strata_fuse_mds_batches_total Batch messages sent to the MDS.\n"
+       "# TYPE strata_fuse_mds_batches_total counter\n"
+    << "strata_fuse_mds_batches_total " << s.batches << "\n"
+    << "# HELP strata_fuse_mds_async_refused_total Asynchronous changes the MDS refused.\n"
+       "# TYPE strata_fuse_mds_async_refused_total counter\n"
+    << "strata_fuse_mds_async_refused_total " << s.async_failed << "\n"
+    << "# HELP strata_fuse_mds_async_unsafe Asynchronous changes not yet safe.\n"
+       "# TYPE strata_fuse_mds_async_unsafe gauge\n"
+    << "strata_fuse_mds_async_unsafe " << s.async_unsafe << "\n"
+    << "# HELP strata_fuse_delegated_inodes Inode numbers the MDS delegated, not yet used.\n"
+       "# TYPE strata_fuse_delegated_inodes gauge\n"
+    << "strata_fuse_delegated_inodes " << s.delegated_left << "\n"
+    << "# HELP strata_fuse_mds_round_trips_total Requests the client waited for an MDS reply "
+       "on.\n"
        "# TYPE strata_fuse_mds_round_trips_total counter\n"
     << "strata_fuse_mds_round_trips_total " << s.round_trips << "\n"
     << "# HELP strata_fuse_mds_replayed_total Requests replayed after a reconnect.\n"

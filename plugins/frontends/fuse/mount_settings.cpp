@@ -23,6 +23,11 @@ const strata_option_spec kOptions[] = {
      "milliseconds taken off every lease (clock drift, delays)"},
     {"connect_timeout_ms", STRATA_OPT_INT, "15000", nullptr,
      "how long the mount waits for the active MDS"},
+    {"async_metadata", STRATA_OPT_BOOL, "true", nullptr,
+     "creates, unlinks, renames and setattrs in a directory no other client uses return at "
+     "once and go to the MDS in batches (fsync, syncfs and unmount wait for them)"},
+    {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
+     "how long an asynchronous change may wait for others to share its batch"},
 };
 
 uint64_t to_number(const std::string &key, const std::string &v) {
@@ -75,6 +80,10 @@ MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std:
       s.lease_margin_ms = uint32_t(to_number(k, v));
     else if (k == "connect_timeout_ms")
       s.connect_timeout_ms = uint32_t(to_number(k, v));
+    else if (k == "async_metadata")
+      s.async_metadata = to_bool(v);
+    else if (k == "batch_delay_us")
+      s.batch_delay_us = uint32_t(to_number(k, v));
   }
   if (s.fs_name.empty()) throw std::invalid_argument("fs: the filesystem's name is required");
   if (s.mountpoint.empty()) throw std::invalid_argument("mountpoint: required");

@@ -23,6 +23,8 @@ struct MountSettings {
   uint32_t max_threads = 16;            // FUSE worker threads at most
   uint32_t lease_margin_ms = 200;       // subtracted from every lease
   uint32_t connect_timeout_ms = 15000;  // for the MDS's Welcome at mount time
+  bool async_metadata = true;           // changes under a dirWrite lease go out in batches
+  uint32_t batch_delay_us = 2000;       // how long a batch waits for company
 };
 
 // The option specs the descriptor declares.

@@ -81,6 +81,13 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     auto it = open_.find(flushed[i].first);
     if (it != open_.end() && it->second.size == flushed[i].second.first) it->second.dirty = false;
   }
+  // What this client changed under the lease (asynchronously) must be
+  // applied before the other client goes on: Releases are not queued
+  // behind requests at the MDS, so wait until they are safe. A lease
+  // lasts at most this long anyway.
+  std::string why;
+  if (settle_async(mds_lease_ms_, &why) < 0)
+    log_(STRATA_LOG_WARN, "releasing a lease before this client's changes are safe: " + why);
   mds_.send(fsproto::MSG_RELEASE, msg);
 }
 

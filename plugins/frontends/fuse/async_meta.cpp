@@ -1,0 +1,414 @@
+// Filesystem: asynchronous metadata (docs/FILESYSTEM.md, "Asynchronous
+// metadata"). While this client holds dirWrite on a directory, nobody else
+// sees its entries or the inodes inline in them: the MDS revokes the lease
+// first, and the revoke waits until everything submitted here is safe
+// (revoke.cpp). So a create, mkdir, symlink, unlink, rename or setattr in
+// it can be decided from the cache, answered at once and sent later in a
+// Batch, with inode numbers the MDS delegated to this session.
+//
+// The client decides only what it can decide exactly as the MDS would;
+// anything else (an error to name, sticky directories, hard links, open
+// files, a lease about to run out) goes the synchronous way. A change the
+// MDS still refuses is logged, the cache is dropped, and the next fsync
+// reports EIO.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "filesystem.h"
+#include "proto_convert.h"
+
+namespace strata::fuse {
+
+namespace {
+
+// A lease must have this much left for a change to rely on it: the batch
+// reaches the MDS long before (batch_delay_us), this covers a slow MDS.
+constexpr int64_t kAsyncSpareMs = 3000;
+
+Time now_time() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return Time{int64_t(ts.tv_sec), uint32_t(ts.tv_nsec)};
+}
+
+kj::ArrayPtr<const kj::byte> bytes_of(const char *s) {
+  return kj::arrayPtr(reinterpret_cast<const kj::byte *>(s), std::strlen(s));
+}
+
+}  // namespace
+
+bool Filesystem::Caller::in_group(uint32_t g) const {
+  if (g == gid) return true;
+  for (uint32_t x : groups)
+    if (x == g) return true;
+  return false;
+}
+
+Filesystem::Caller Filesystem::caller_of(fuse_req_t req) {
+  Caller c;
+  if (!req) return c;
+  const fuse_ctx *ctx = fuse_req_ctx(req);
+  c.uid = ctx->uid;
+  c.gid = ctx->gid;
+  c.pid = uint32_t(ctx->pid);
+  c.umask = ctx->umask;
+  gid_t groups[64];
+  int n = fuse_req_getgroups(req, 64, groups);
+  for (int i = 0; i < std::min(n, 64); ++i) c.groups.push_back(groups[i]);
+  return c;
+}
+
+void Filesystem::fill_caller(const Caller &c, fsproto::Request::Builder r) {
+  auto b = r.initCaller();
+  b.setUid(c.uid);
+  b.setGid(c.gid);
+  b.setPid(c.pid);
+  if (!c.groups.empty()) {
+    auto g = b.initGroups(uint32_t(c.groups.size()));
+    for (uint32_t i = 0; i < c.groups.size(); ++i) g.set(i, c.groups[i]);
+  }
+}
+
+bool Filesystem::may(const InodeAttr &a, const Caller &c, uint32_t bits) {
+  if (c.uid == 0) return true;
+  uint32_t have = c.uid == a.uid      ? (a.mode >> 6) & 7
+                  : c.in_group(a.gid) ? (a.mode >> 3) & 7
+                                      : a.mode & 7;
+  return (have & bits) == bits;
+}
+
+bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
+  if (!settings_.async_metadata) return false;
+  int64_t now = now_ms();
+  auto lease = cache_.dir_lease(dir, now);
+  if (!lease || !lease->second || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE) ||
+      lease->first.expires_ms - now < kAsyncSpareMs)
+    return false;
+  auto attr = cache_.inode(dir, now);
+  if (!attr || attr->first.type != FileType::kDirectory) return false;
+  *dir_attr = attr->first;
+  return true;
+}
+
+void Filesystem::submit(const Caller &c,
+                        const std::function<void(fsproto::Request::Builder)> &fill) {
+  mds_.submit([&](fsproto::Request::Builder r) {
+    fill_caller(c, r);
+    fill(r);
+  });
+}
+
+void Filesystem::touch_dir(InodeAttr dir, int nlink_delta) {
+  dir.mtime = dir.ctime = now_time();
+  dir.nlink = uint32_t(int64_t(dir.nlink) + nlink_delta);
+  ++dir.version;
+  cache_.update_inode(dir);
+}
+
+bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type,
+                            mode_t mode, dev_t rdev, const char *symlink_target, InodeAttr *out) {
+  if (type != FileType::kRegular && type != FileType::kDirectory && type != FileType::kSymlink)
+    return false;
+  InodeAttr parent;
+  if (!async_dir(dir, &parent)) return false;
+  size_t len = std::strlen(name);
+  if (len == 0 || len > 255 || std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0)
+    return false;
+  if (cache_.lookup(dir, name, now_ms()).found != LeaseCache::Found::kNegative) return false;
+  Caller c = caller_of(req);
+  if (!may(parent, c, 3)) return false;
+  uint64_t ino = 0;
+  if (!mds_.take_ino(&ino)) return false;
+
+  // The inode exactly as the MDS will make it (mds_requests.cpp, CREATE).
+  InodeAttr a;
+  a.ino = ino;
+  a.type = type;
+  uint32_t asked = type == FileType::kSymlink ? 0777 : (mode & 07777);
+  a.mode = asked & ~c.umask & 07777;
+  a.uid = c.uid;
+  a.gid = (parent.mode & 02000) ? parent.gid : c.gid;
+  if (type == FileType::kDirectory && (parent.mode & 02000)) a.mode |= 02000;
+  a.nlink = type == FileType::kDirectory ? 2 : 1;
+  a.atime = a.mtime = a.ctime = a.btime = now_time();
+  a.rdev = uint32_t(rdev);
+  if (symlink_target) {
+    a.symlink_target = symlink_target;
+    a.size = a.symlink_target.size();
+  }
+  a.object_size = 4u << 20;
+  a.data_pool = parent.data_pool;
+  a.version = 1;
+
+  submit(c, [&](fsproto::Request::Builder r) {
+    auto q = r.initCreate();
+    q.setParent(dir);
+    q.setName(bytes_of(name));
+    q.setType(fsproto::FileType(uint16_t(type)));
+    q.setMode(asked);
+    q.setRdev(uint32_t(rdev));
+    if (symlink_target) q.setSymlinkTarget(symlink_target);
+    q.setExclusive(true);
+    q.setIno(ino);
+    q.setUmask(c.umask);
+    if (type == FileType::kRegular) q.setWantLease(fsproto::LeaseKind::FILE_WRITE);
+  });
+  cache_.created(dir, name, DirEntry{ino, type});
+  cache_.put_inode(a, LeaseGrant{}, dir);
+  if (type == FileType::kDirectory) {
+    // Empty and ours: the MDS grants dirWrite (complete) with the create;
+    // its seq comes with the reply (absorb_async).
+    auto lease = cache_.dir_lease(dir, now_ms());
+    cache_.put_dir_lease(ino,
+                         LeaseGrant{uint32_t(fsproto::LeaseKind::DIR_WRITE), 0,
+                                    lease ? lease->first.expires_ms : now_ms()},
+                         true);
+    cache_.mark_new(ino);
+  }
+  touch_dir(parent, type == FileType::kDirectory ? 1 : 0);
+  *out = a;
+  return true;
+}
+
+bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bool directory) {
+  InodeAttr parent;
+  if (!async_dir(dir, &parent)) return false;
+  int64_t now = now_ms();
+  auto hit = cache_.lookup(dir, name, now);
+  if (hit.found != LeaseCache::Found::kEntry) return false;
+  auto victim = cache_.inode(hit.entry.ino, now);
+  if (!victim) return false;
+  const InodeAttr &v = victim->first;
+  bool is_dir = v.type == FileType::kDirectory;
+  if (is_dir != directory) return false;     // EISDIR/ENOTDIR: the MDS names them
+  if (!is_dir && v.nlink > 1) return false;  // a hard link: the inode table
+  if (is_dir) {
+    auto listing = cache_.list(v.ino, now);
+    if (!listing || !listing->empty()) return false;  // ENOTEMPTY, or unknown
+  }
+  Caller c = caller_of(req);
+  if (!may(parent, c, 3)) return false;
+  if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid && c.uid != v.uid) return false;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(v.ino);
+    if (it != open_.end() && it->second.openers > 0) return false;  // purged on close
+  }
+  submit(c, [&](fsproto::Request::Builder r) {
+    auto u = r.initUnlink();
+    u.setParent(dir);
+    u.setName(bytes_of(name));
+    u.setDirectory(directory);
+  });
+  cache_.removed(dir, name);
+  cache_.drop(v.ino);
+  touch_dir(parent, is_dir ? -1 : 0);
+  return true;
+}
+
+bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname) {
+  InodeAttr parent;
+  if (!async_dir(dir, &parent)) return false;
+  size_t len = std::strlen(newname);
+  if (len == 0 || len > 255 || std::strcmp(newname, ".") == 0 || std::strcmp(newname, "..") == 0)
+    return false;
+  int64_t now = now_ms();
+  auto from = cache_.lookup(dir, name, now);
+  if (from.found != LeaseCache::Found::kEntry) return false;
+  auto moving = cache_.inode(from.entry.ino, now);
+  if (!moving) return false;
+  auto to = cache_.lookup(dir, newname, now);
+  if (to.found == LeaseCache::Found::kMiss) return false;
+  std::optional<InodeAttr> replaced;
+  if (to.found == LeaseCache::Found::kEntry) {
+    if (to.entry.ino == from.entry.ino) return false;  // two links of one inode
+    auto r = cache_.inode(to.entry.ino, now);
+    if (!r || r->first.type == FileType::kDirectory || moving->first.type == FileType::kDirectory ||
+        r->first.nlink > 1)
+      return false;
+    replaced = r->first;
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(replaced->ino);
+    if (it != open_.end() && it->second.openers > 0) return false;
+  }
+  Caller c = caller_of(req);
+  if (!may(parent, c, 3)) return false;
+  if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid) return false;
+  submit(c, [&](fsproto::Request::Builder r) {
+    auto n = r.initRename();
+    n.setParent(dir);
+    n.setName(bytes_of(name));
+    n.setNewParent(dir);
+    n.setNewName(bytes_of(newname));
+  });
+  cache_.renamed(dir, name, dir, newname, 0);
+  if (replaced) cache_.drop(replaced->ino);
+  InodeAttr m = moving->first;
+  m.ctime = now_time();
+  ++m.version;
+  cache_.update_inode(m);
+  touch_dir(parent, 0);
+  return true;
+}
+
+bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                               InodeAttr *out) {
+  if (to_set & FUSE_SET_ATTR_SIZE) return false;  // data first: the synchronous way
+  uint64_t dir = cache_.cover_of(ino);
+  InodeAttr parent;
+  if (dir == 0 || !async_dir(dir, &parent)) return false;
+  auto cur = cache_.inode(ino, now_ms());
+  if (!cur) return false;
+  InodeAttr a = cur->first;
+  Caller c = caller_of(req);
+  bool owner = c.uid == 0 || c.uid == a.uid;
+  bool is_dir = a.type == FileType::kDirectory;
+  // The MDS's rules (mds_requests.cpp, SETATTR): where it would refuse,
+  // let it say so.
+  if ((to_set & FUSE_SET_ATTR_MODE) && !owner) return false;
+  if ((to_set & FUSE_SET_ATTR_UID) && c.uid != 0 && attr->st_uid != a.uid) return false;
+  if ((to_set & FUSE_SET_ATTR_GID) && c.uid != 0 && (c.uid != a.uid || !c.in_group(attr->st_gid)))
+    return false;
+  // Times go to the MDS as values, which only the owner may set (a
+  // writer's "now" is checked by the MDS).
+  if ((to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW |
+                 FUSE_SET_ATTR_MTIME_NOW)) &&
+      !owner)
+    return false;
+
+  Time now = now_time();
+  uint32_t mask = 0;
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    mask |= fsproto::SetAttr::MASK_MODE;
+    a.mode = attr->st_mode & 07777;
+    if (c.uid != 0 && !c.in_group(a.gid)) a.mode &= ~02000u;
+  }
+  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) && !is_dir) a.mode &= ~06000u;
+  if (to_set & FUSE_SET_ATTR_UID) mask |= fsproto::SetAttr::MASK_UID, a.uid = attr->st_uid;
+  if (to_set & FUSE_SET_ATTR_GID) mask |= fsproto::SetAttr::MASK_GID, a.gid = attr->st_gid;
+  Time atime{attr->st_atim.tv_sec, uint32_t(attr->st_atim.tv_nsec)};
+  Time mtime{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)};
+  Time ctime{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)};
+  if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+    mask |= fsproto::SetAttr::MASK_ATIME, a.atime = atime = now;
+  else if (to_set & FUSE_SET_ATTR_ATIME)
+    mask |= fsproto::SetAttr::MASK_ATIME, a.atime = atime;
+  if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+    mask |= fsproto::SetAttr::MASK_MTIME, a.mtime = mtime = now;
+  else if (to_set & FUSE_SET_ATTR_MTIME)
+    mask |= fsproto::SetAttr::MASK_MTIME, a.mtime = mtime;
+  // The times go as values (not "now"): the MDS must end with what the
+  // application was told.
+  if (!(to_set & FUSE_SET_ATTR_CTIME)) ctime = now;
+  mask |= fsproto::SetAttr::MASK_CTIME;
+  a.ctime = ctime;
+  ++a.version;
+
+  submit(c, [&](fsproto::Request::Builder r) {
+    auto s = r.initSetattr();
+    s.setIno(ino);
+    auto b = s.initAttr();
+    b.setMode(a.mode);
+    b.setUid(a.uid);
+    b.setGid(a.gid);
+    fill_time(b.initAtime(), a.atime);
+    fill_time(b.initMtime(), a.mtime);
+    fill_time(b.initCtime(), a.ctime);
+    b.setMask(mask);
+  });
+  cache_.update_inode(a);
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it != open_.end() && (mask & fsproto::SetAttr::MASK_MTIME)) it->second.mtime = a.mtime;
+    if (it != open_.end()) it->second.ctime = a.ctime;
+  }
+  *out = a;
+  return true;
+}
+
+bool Filesystem::async_report_size(uint64_t ino) {
+  if (!settings_.async_metadata) return false;
+  uint64_t size = 0;
+  Time mtime, ctime;
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end() || !it->second.dirty) return true;
+    // Under fileWrite the size is ours to report whenever: whoever wants
+    // it revokes the lease, and the revoke waits for this to be safe.
+    if (it->second.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE)) return false;
+    size = it->second.size;
+    mtime = it->second.mtime;
+    ctime = it->second.ctime;
+    layout = it->second.layout;
+    it->second.dirty = false;
+  }
+  int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
+  submit(Caller{}, [&](fsproto::Request::Builder r) {
+    auto s = r.initSetattr();
+    s.setIno(ino);
+    auto a = s.initAttr();
+    uint32_t mask =
+        fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME | fsproto::SetAttr::MASK_CTIME;
+    a.setSize(size);
+    fill_time(a.initMtime(), mtime);
+    fill_time(a.initCtime(), ctime);
+    if (blocks >= 0) {
+      mask |= fsproto::SetAttr::MASK_BLOCKS;
+      a.setBlocks(uint64_t(blocks));
+    }
+    a.setMask(mask);
+  });
+  if (auto c = cache_.inode(ino, now_ms())) {
+    InodeAttr a = c->first;
+    a.size = size;
+    a.mtime = mtime;
+    a.ctime = ctime;
+    if (blocks >= 0) a.blocks = uint64_t(blocks);
+    cache_.update_inode(a);
+  }
+  return true;
+}
+
+void Filesystem::absorb_async(fsproto::Reply::Reader r) {
+  if (r.getResult() < 0) {
+    // The cache said yes, the MDS no: what we hold may be wrong.
+    log_(STRATA_LOG_WARN, "an asynchronous change (request " + std::to_string(r.getTid()) +
+                              ") was refused by the MDS: " + std::strerror(-r.getResult()) +
+                              (r.getMessage().size() ? ": " + std::string(r.getMessage()) : "") +
+                              "; the next fsync reports EIO");
+    cache_.clear();
+    return;
+  }
+  // The leases the change came with (a file's fileWrite, a new
+  // directory's dirWrite) get their seq.
+  int64_t now = now_ms();
+  for (auto l : r.getLeases()) {
+    LeaseGrant g = to_grant(l, r.getNowMs(), now, settings_.lease_margin_ms);
+    cache_.adopt(l.getIno(), g);
+    if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) {
+      std::lock_guard<std::mutex> lk(open_mu_);
+      auto it = open_.find(l.getIno());
+      if (it != open_.end() && it->second.lease_seq == 0 &&
+          it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE))
+        it->second.lease_seq = g.seq;
+    }
+  }
+}
+
+int Filesystem::settle_async(uint32_t timeout_ms, std::string *why) {
+  uint64_t last = mds_.last_submitted();
+  if (last == 0) return 0;
+  int err = mds_.wait_safe(last, timeout_ms);
+  if (err < 0 && why)
+    *why = std::string("asynchronous changes are not safe yet: ") + std::strerror(-err);
+  return err;
+}
+
+}  // namespace strata::fuse
