@@ -227,3 +227,16 @@ TEST_CASE("a lease assumed before the MDS names it is adopted with what it cover
   CHECK(l->first.kind == kDirWrite);
   CHECK(l->second);  // complete
 }
+
+TEST_CASE("only directories in use are renewed, and a renewal keeps the listing") {
+  LeaseCache c;
+  fill(c);                                                 // kDir until 1000
+  fill(c, kOther);                                         // kOther until 1000
+  CHECK(c.lookup(kDir, "a", 600).found == Found::kEntry);  // kDir used at 600
+  CHECK(c.renewable(700, 1200, 500) == std::vector<uint64_t>{kDir});
+  CHECK(c.renewable(700, 900, 500).empty());  // not running out soon enough
+  c.renewed(kDir, lease(1, 5000));
+  c.renewed(kOther, lease(9, 5000));  // another grant's seq: ignored
+  CHECK(c.lookup(kDir, "zz", 4000).found == Found::kNegative);
+  CHECK(c.lookup(kOther, "a", 4000).found == Found::kMiss);
+}

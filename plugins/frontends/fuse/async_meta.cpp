@@ -402,6 +402,27 @@ void Filesystem::absorb_async(fsproto::Reply::Reader r) {
   }
 }
 
+void Filesystem::maintain() {
+  int64_t now = now_ms();
+  cache_.expire(now);
+  int64_t lease = int64_t(mds_lease_ms_);
+  auto inos = cache_.renewable(now, now + lease / 2, now - lease);
+  if (inos.empty()) return;
+  if (inos.size() > 4096) inos.resize(4096);
+  int err = 0;
+  int64_t sent = now_ms();
+  auto reply = mds_.call(
+      [&](fsproto::Request::Builder r) {
+        auto l = r.initRenewLeases().initInos(uint32_t(inos.size()));
+        for (uint32_t i = 0; i < inos.size(); ++i) l.set(i, inos[i]);
+      },
+      &err);
+  if (!reply || err < 0) return;
+  auto r = reply->root<fsproto::Reply>();
+  for (auto l : r.getLeases())
+    cache_.renewed(l.getIno(), to_grant(l, r.getNowMs(), sent, settings_.lease_margin_ms));
+}
+
 int Filesystem::settle_async(uint32_t timeout_ms, std::string *why) {
   uint64_t last = mds_.last_submitted();
   if (last == 0) return 0;

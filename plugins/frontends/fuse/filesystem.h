@@ -109,6 +109,12 @@ class Filesystem {
   // Unmount: every file's data and size out, then everything safe.
   int flush_everything(std::string *why);
 
+  // Lease upkeep, about once a second (MountClient's thread): forgets
+  // what ran out and renews the leases of directories in use before they
+  // do (an asynchronous workload must not fall back to synchronous
+  // requests when a lease lapses mid-way).
+  void maintain();
+
   // The MDS's reply to a request submitted asynchronously (on the
   // transport's thread: it only updates the cache).
   void absorb_async(fsproto::Reply::Reader r);

@@ -1,5 +1,7 @@
 #include "lease_cache.h"
 
+#include <algorithm>
+
 namespace strata::fuse {
 
 void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover) {
@@ -112,6 +114,7 @@ LeaseCache::LookupResult LeaseCache::lookup(uint64_t dir, const std::string &nam
   LookupResult r;
   const CachedDir *d = live_dir(dir, now_ms);
   if (!d) return r;
+  d->used_ms = now_ms;
   auto it = d->entries.find(name);
   if (it != d->entries.end()) {
     r.found = Found::kEntry;
@@ -130,6 +133,7 @@ std::optional<std::vector<std::pair<std::string, DirEntry>>> LeaseCache::list(
   std::lock_guard<std::mutex> l(mu_);
   const CachedDir *d = live_dir(dir, now_ms);
   if (!d || !d->complete) return std::nullopt;
+  d->used_ms = now_ms;
   return std::vector<std::pair<std::string, DirEntry>>(d->entries.begin(), d->entries.end());
 }
 
@@ -177,6 +181,28 @@ void LeaseCache::renamed(uint64_t dir, const std::string &name, uint64_t new_dir
       to->second.complete = false;
     }
   }
+}
+
+std::vector<uint64_t> LeaseCache::renewable(int64_t now_ms, int64_t expiring_before,
+                                            int64_t used_since) const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<uint64_t> out;
+  for (const auto &[ino, d] : dirs_)
+    if (d.lease.expires_ms > now_ms && d.lease.expires_ms < expiring_before && d.lease.seq != 0 &&
+        d.used_ms >= used_since)
+      out.push_back(ino);
+  return out;
+}
+
+void LeaseCache::renewed(uint64_t ino, const LeaseGrant &lease) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (auto d = dirs_.find(ino);
+      d != dirs_.end() && d->second.lease.kind == lease.kind && d->second.lease.seq == lease.seq)
+    d->second.lease.expires_ms = std::max(d->second.lease.expires_ms, lease.expires_ms);
+  if (auto c = inodes_.find(ino); c != inodes_.end() && c->second.cover == 0 &&
+                                  c->second.lease.kind == lease.kind &&
+                                  c->second.lease.seq == lease.seq)
+    c->second.lease.expires_ms = std::max(c->second.lease.expires_ms, lease.expires_ms);
 }
 
 std::vector<std::string> LeaseCache::names(uint64_t dir) const {

@@ -99,6 +99,14 @@ class LeaseCache {
   void renamed(uint64_t dir, const std::string &name, uint64_t new_dir, const std::string &new_name,
                uint32_t flags);
 
+  // Leases worth renewing: directories used since used_since whose lease
+  // runs out before expiring_before (a directory nobody uses is left to
+  // expire: seed 002's walker must not pin the MDS's cache).
+  std::vector<uint64_t> renewable(int64_t now_ms, int64_t expiring_before,
+                                  int64_t used_since) const;
+  // The MDS renewed a lease (same kind and seq): it runs to the new time.
+  void renewed(uint64_t ino, const LeaseGrant &lease);
+
   // The names cached in dir (the kernel entries to invalidate on revoke).
   std::vector<std::string> names(uint64_t dir) const;
 
@@ -118,7 +126,8 @@ class LeaseCache {
     LeaseGrant lease;
     bool complete = false;
     std::map<std::string, DirEntry> entries;
-    uint64_t generation = 0;  // this cache's count of grants: what covered inodes check
+    uint64_t generation = 0;      // this cache's count of grants: what covered inodes check
+    mutable int64_t used_ms = 0;  // last lookup, listing or change (renewable())
   };
   struct CachedInode {
     InodeAttr attr;

@@ -59,6 +59,7 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     mount_ = std::make_unique<FuseMount>();
     if (int rc = mount_->mount(*fs_, settings_, &why); rc < 0) throw Error(rc, why);
     fs_->set_session(mount_->session());
+    upkeep_ = std::thread([this] { upkeep_loop(); });
     mount_->serve(settings_.max_threads, [this](int rc) {
       // Unmounted from outside (fusermount3 -u, umount): the host stops us.
       host_->request_stop(host_->ctx, rc < 0 ? rc : 0,
@@ -74,7 +75,23 @@ void MountClient::log(int level, const std::string &msg) const {
   if (host_->log) host_->log(host_->ctx, level, msg.c_str());
 }
 
+void MountClient::upkeep_loop() {
+  std::unique_lock<std::mutex> l(upkeep_mu_);
+  while (!upkeep_cv_.wait_for(l, std::chrono::seconds(1), [&] { return upkeep_stop_; })) {
+    l.unlock();
+    fs_->maintain();
+    l.lock();
+  }
+}
+
 void MountClient::teardown() {
+  {
+    std::lock_guard<std::mutex> l(upkeep_mu_);
+    upkeep_stop_ = true;
+  }
+  upkeep_cv_.notify_all();
+  if (mds_) mds_->shutdown();  // a renewal in flight returns
+  if (upkeep_.joinable()) upkeep_.join();
   if (fs_) fs_->set_session(nullptr);
   if (mount_) mount_->unmount();
   if (transport_) transport_->close();  // no more callbacks

@@ -3,8 +3,11 @@
 // the order they depend on each other. plugin.cpp wraps it in the C ABI.
 #pragma once
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "file_data.h"
 #include "filesystem.h"
@@ -45,6 +48,12 @@ class MountClient {
   std::unique_ptr<MdsClient> mds_;
   std::unique_ptr<Filesystem> fs_;
   std::unique_ptr<MessageWorker> worker_;
+  // Lease upkeep (Filesystem::maintain) every second until teardown.
+  void upkeep_loop();
+  std::thread upkeep_;
+  std::mutex upkeep_mu_;
+  std::condition_variable upkeep_cv_;
+  bool upkeep_stop_ = false;
   std::unique_ptr<FuseMount> mount_;
   bool stopped_ = false;
 };
