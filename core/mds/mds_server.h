@@ -55,6 +55,10 @@ struct MdsServerOptions {
   uint64_t lease_ms = 30000;
   uint64_t cache_limit_bytes = 256u << 20;
   uint64_t max_file_size = 1ull << 40;
+  // Inode numbers per range delegated to an asynchronous client (in its
+  // Welcome, then refilled in replies): enough for a burst of creates
+  // without a round trip, few enough that a dead client wastes little.
+  uint64_t delegate_inos = 1024;
   std::chrono::milliseconds tick_interval{20};
   // Cluster usage for statfs; empty: zeros.
   std::function<StatfsFigures()> statfs;
