@@ -594,6 +594,59 @@ TEST_CASE("mds server: a batch applies in order with safe replies only, then rev
   CHECK(listing.entries[0].first == "g");
 }
 
+TEST_CASE("mds server: a waiting batched request keeps the session's order", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino e = b.mkdir(kRootIno, "e").inode->ino;
+  auto listing = b.readdir(e);
+  REQUIRE(listing.leases.size() == 1);
+  uint64_t before = listing.inode->version;
+  Ino r0 = a.delegated().first;
+  auto tids = a.batch({create_at(e, "1", r0), create_at(e, "2", r0 + 1)});
+  uint64_t look = a.send([&](auto r) { r.initGetattr().setIno(e); });
+  auto rv = b.revoke();
+  REQUIRE(rv);
+  for (uint64_t t : tids) CHECK_FALSE(a.reply(t, std::chrono::milliseconds(20)));
+  CHECK_FALSE(a.reply(look, std::chrono::milliseconds(0)));
+  b.release(*rv);
+  for (uint64_t t : tids) CHECK(only_safe_reply(a, t).result == 0);
+  auto after = a.reply(look);
+  REQUIRE(after);
+  CHECK(after->inode->version == before + 2);  // both creates ran before it
+  CHECK(after->inode->nlink == 2);
+}
+
+TEST_CASE("mds server: reading an inode inside a dirWrite directory revokes it", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino r0 = a.delegated().first;
+  auto tids = a.batch({mkdir_at(kRootIno, "own", r0), create_at(r0, "f", r0 + 1)});
+  auto mk = only_safe_reply(a, tids[0]);
+  REQUIRE(lease_on(mk, r0));
+  REQUIRE(only_safe_reply(a, tids[1]).result == 0);
+  for (Ino target : {r0 + 1, r0}) {  // an inode inline in it, then the directory itself
+    uint64_t t = b.send([&](auto r) { r.initGetattr().setIno(target); });
+    auto rv = a.revoke();
+    REQUIRE(rv);
+    REQUIRE(rv->size() == 1);
+    CHECK((*rv)[0].first == r0);
+    CHECK_FALSE(b.reply(t, std::chrono::milliseconds(20)));
+    a.release(*rv);
+    auto got = b.reply(t);
+    REQUIRE(got);
+    CHECK(got->result == 0);
+    CHECK(got->inode->ino == target);
+    // A takes dirWrite again (nobody else holds a lease on it).
+    auto again = a.lookup(r0, "f");
+    REQUIRE(again.leases.size() == 1);
+    CHECK(again.leases[0].kind == LeaseKind::DIR_WRITE);
+  }
+}
+
 TEST_CASE("mds server: creates with undelegated numbers fail; ranges are refilled", "[mds]") {
   MdsServerOptions o;
   o.delegate_inos = 8;
