@@ -386,31 +386,32 @@ void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
   }
   const bool too_many = reqs.size() > kBatchMax;
   for (auto req : reqs) {
-    // Sessions live in a map: `s` stays valid, but look it up again in case
-    // a request ended it.
+    // A request may end the session (fencing aside, none does today):
+    // look it up again rather than trust `s`.
     auto sit = sessions_.find(sid);
     if (sit == sessions_.end() || sit->second.link != link) return;
     std::optional<uint64_t> tid;
+    // A flat copy of its own: it may wait in pending_ after the Batch's
+    // buffer is gone. Copying reads it whole, so a malformed one shows here.
+    capnp::MallocMessageBuilder copy;
     try {
       tid = req.getTid();
-      if (too_many) {
-        reply_error(sit->second, *tid, E2BIG,
-                    "a Batch holds at most " + std::to_string(kBatchMax) + " requests, not " +
-                        std::to_string(reqs.size()));
-        continue;
-      }
-      // A flat copy of its own: it may wait in pending_ after the Batch's
-      // buffer is gone.
-      capnp::MallocMessageBuilder b;
-      b.setRoot(req);
-      on_request(link, msg::make_message(fsproto::MSG_REQUEST, b), false, true);
+      if (!too_many) copy.setRoot(req);
     } catch (const kj::Exception &e) {
       std::string why = std::string("malformed request in a Batch: ") + e.getDescription().cStr();
       if (tid)
         reply_error(sit->second, *tid, EBADMSG, why);
       else
         log_.warn("mds", why + " from " + link->peer() + " (session " + std::to_string(sid) + ")");
+      continue;
     }
+    if (too_many) {
+      reply_error(sit->second, *tid, E2BIG,
+                  "a Batch holds at most " + std::to_string(kBatchMax) + " requests, not " +
+                      std::to_string(reqs.size()));
+      continue;
+    }
+    on_request(link, msg::make_message(fsproto::MSG_REQUEST, copy), false, true);
   }
 }
 
