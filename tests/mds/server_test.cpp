@@ -647,7 +647,7 @@ TEST_CASE("mds server: reading an inode inside a dirWrite directory revokes it",
   }
 }
 
-TEST_CASE("mds server: creates with undelegated numbers fail; ranges are refilled", "[mds]") {
+TEST_CASE("mds server: undelegated numbers are refused and ranges refilled", "[mds]") {
   MdsServerOptions o;
   o.delegate_inos = 8;
   Fixture f(o);
