@@ -481,7 +481,9 @@ TEST_CASE("mds server: an async Welcome delegates inode numbers, others get none
   CHECK(b.delegated().second == 0);
   // The range is journaled with the session, and the allocator moved past it.
   CHECK(f.store.sessions().at(a.session()).delegated_first == first);
-  Ino plain = b.mkdir(kRootIno, "d").inode->ino;
+  auto mk = b.mkdir(kRootIno, "d");
+  CHECK(mk.leases.empty());  // no dirWrite on its new directory either
+  Ino plain = mk.inode->ino;
   CHECK((plain < first || plain >= first + count));
   // A session without supportsAsync never gets dirWrite, even alone.
   auto l = b.lookup(plain, "x");
@@ -512,6 +514,10 @@ TEST_CASE("mds server: a sole async session gets dirWrite, a shared directory di
   REQUIRE(lease_on(rd, mine));
   CHECK(lease_on(rd, mine)->kind == LeaseKind::DIR_WRITE);
   CHECK(lease_on(rd, mine)->complete);
+  // RenewLeases renews it as any other lease.
+  auto renewed = a.call([&](auto r) { r.initRenewLeases().initInos(1).set(0, mine); });
+  REQUIRE(lease_on(renewed, mine));
+  CHECK(lease_on(renewed, mine)->kind == LeaseKind::DIR_WRITE);
 
   REQUIRE(b.readdir(shared).leases.size() == 1);  // B holds dirRead on it
   auto l2 = a.lookup(shared, "x");
@@ -707,10 +713,13 @@ TEST_CASE("mds server: fsync after a batch waits for its safe replies", "[mds]")
   CHECK(done->result == 0);
 }
 
-TEST_CASE("mds server: an oversized batch is refused per request", "[mds]") {
+TEST_CASE("mds server: an oversized batch is refused per request, a garbled one ignored", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");
   REQUIRE(a.hello(0, true).first == 0);
+  f.server->handle(a.link(), msg::Message{fsproto::MSG_BATCH, std::string("not capnp"), {}});
+  CHECK_FALSE(
+      a.inbox().take([](const msg::Message &) { return true; }, std::chrono::milliseconds(20)));
   std::vector<Fill> fills(4097,
                           [](fsproto::Request::Builder r) { r.initGetattr().setIno(kRootIno); });
   auto tids = a.batch(fills);
