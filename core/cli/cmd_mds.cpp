@@ -27,7 +27,7 @@ const char *kMdsUsage =
     "  Runs metadata server mds.NAME: beacons to the monitor at mon_addr, takes over the\n"
     "  filesystem the fs map gives it, serves filesystem clients at mds_addr.\n"
     "  Keys ([mds]/[mds.NAME]): mds_addr, mds_fs (standby-for), mds_cache_memory_limit,\n"
-    "  mds_lease_ms, mds_beacon_interval_ms, mds_journal_segment_bytes,\n"
+    "  mds_lease_ms, mds_delegate_inos, mds_beacon_interval_ms, mds_journal_segment_bytes,\n"
     "  mds_dir_split_entries, fs_max_file_size.\n";
 
 }  // namespace

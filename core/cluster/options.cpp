@@ -115,6 +115,9 @@ const std::vector<strata_option_spec> &mds_options() {
       {"mds_lease_ms", STRATA_OPT_INT, "30000", nullptr,
        "how long a client lease lasts unless renewed (a silent client holds others up at most "
        "this long)"},
+      {"mds_delegate_inos", STRATA_OPT_INT, "1024", nullptr,
+       "inode numbers per range the MDS delegates to a client for asynchronous creates "
+       "(0: none, the client creates synchronously)"},
       {"mds_journal_segment_bytes", STRATA_OPT_INT, "4194304", nullptr,
        "size of one metadata journal segment object"},
       {"mds_dir_split_entries", STRATA_OPT_INT, "10000", nullptr,

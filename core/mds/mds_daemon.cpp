@@ -60,6 +60,7 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
   } nums[] = {{"mds_beacon_interval_ms", &cfg.beacon_interval_ms},
               {"mds_cache_memory_limit", &cfg.cache_limit},
               {"mds_lease_ms", &cfg.lease_ms},
+              {"mds_delegate_inos", &cfg.delegate_inos},
               {"fs_max_file_size", &cfg.max_file_size},
               {"mds_journal_segment_bytes", &cfg.store.journal_segment_bytes},
               {"mds_dir_split_entries", &cfg.store.dir_split_entries}};
@@ -226,6 +227,7 @@ Status MdsDaemon::take_over(const cluster::FsInfo &fs, uint64_t incarnation) {
   o.lease_ms = cfg_.lease_ms;
   o.cache_limit_bytes = cfg_.cache_limit;
   o.max_file_size = cfg_.max_file_size;
+  o.delegate_inos = cfg_.delegate_inos;
   data_pool_ = fs.data_pool;
   refresh_usage();
   o.statfs = [this] { return cached_usage(); };

@@ -19,6 +19,7 @@ constexpr uint8_t kDirRead = 1, kDirWrite = 2, kFileRead = 3, kFileWrite = 4;
 constexpr uint32_t kDirLeases = (1u << kDirRead) | (1u << kDirWrite);
 constexpr uint32_t kFileLeases = (1u << kFileRead) | (1u << kFileWrite);
 constexpr uint32_t kAllLeases = kDirLeases | kFileLeases;
+constexpr uint32_t kDirWriteBit = 1u << kDirWrite;
 constexpr size_t kNameMax = 255;
 constexpr size_t kSymlinkMax = 4095;
 constexpr size_t kXattrTotalMax = 64 * 1024;
@@ -252,14 +253,31 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   auto lease_out = [&](Ino ino, const LeaseHeld &l) {
     o.leases.push_back(LeaseOut{ino, l.kind, l.seq, l.expires, l.complete});
   };
-  // A loaded inode or the failure to report.
-  auto need = [&](Ino ino, Loaded &out) -> bool {
+  // Set when a handler must wait for another session's Release.
+  bool waiting = false;
+  // Another session's dirWrite on a directory means its entries, its own
+  // attributes and the inodes inline in it may have changed in that
+  // session's batches not yet sent: revoke it (the holder flushes first)
+  // before this session sees any of them.
+  auto reveal = [&](const Loaded &l) {
+    bool ok = true;
+    if (is_dir(l.inode)) ok &= clear_conflicts(sid, l.inode.ino, kDirWriteBit);
+    if (!l.table && l.loc.parent) ok &= clear_conflicts(sid, l.loc.parent, kDirWriteBit);
+    return ok;
+  };
+  // A loaded inode, or false with the failure to report (or `waiting`).
+  // Locks pass expose=false: they do not look at the inode's contents.
+  auto need = [&](Ino ino, Loaded &out, bool expose = true) -> bool {
     auto l = load(ino);
     if (!l.ok()) {
       o.fail(std::abs(l.status().code()) ? std::abs(l.status().code()) : EIO, l.status().message());
       return false;
     }
     out = std::move(*l);
+    if (expose && !reveal(out)) {
+      waiting = true;
+      return false;
+    }
     return true;
   };
   auto need_dir = [&](Ino ino, Loaded &out, uint32_t want) -> bool {
@@ -292,9 +310,9 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto q = req.getLookup();
       std::string name = name_of(q.getName());
       Loaded dir;
-      if (!need_dir(q.getParent(), dir, 1)) return true;
+      if (!need_dir(q.getParent(), dir, 1)) return !waiting;
       if (name.size() > kNameMax) return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
-      lease_out(dir.inode.ino, grant(sid, dir.inode.ino, kDirRead));
+      lease_out(dir.inode.ino, grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino)));
       o.parent = dir.inode;
       auto d = get_dentry(dir.inode.ino, name);
       if (!d.ok()) return o.fail(EIO, d.status().message()), true;
@@ -309,7 +327,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Ino ino = req.which() == fsproto::Request::GETATTR ? req.getGetattr().getIno()
                                                          : req.getLookupIno().getIno();
       Loaded l;
-      if (!need(ino, l)) return true;
+      if (!need(ino, l)) return !waiting;
       o.inode = l.inode;
       return true;
     }
@@ -318,7 +336,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto a = q.getAttr();
       uint32_t mask = a.getMask();
       Loaded l;
-      if (!need(q.getIno(), l)) return true;
+      if (!need(q.getIno(), l)) return !waiting;
       InodeRec &in = l.inode;
       bool owner = cred.uid == 0 || cred.uid == in.uid;
       if ((mask & fsproto::SetAttr::MASK_MODE) && !owner)
@@ -371,7 +389,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto q = req.getCreate();
       std::string name = name_of(q.getName());
       Loaded dir;
-      if (!need_dir(q.getParent(), dir, 3)) return true;
+      if (!need_dir(q.getParent(), dir, 3)) return !waiting;
       if (int e = check_name(name))
         return o.fail(e == EINVAL && (name == "." || name == "..") ? EEXIST : e, "bad name"), true;
       auto type = static_cast<FileType>(q.getType());
@@ -381,6 +399,17 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
           (q.getSymlinkTarget().size() == 0 || q.getSymlinkTarget().size() > kSymlinkMax))
         return o.fail(q.getSymlinkTarget().size() ? ENAMETOOLONG : ENOENT, "bad symlink target"),
                true;
+      const Ino chosen = q.getIno();
+      if (chosen != 0) {
+        if (!may_use_ino(s, chosen, req.getReplay()))
+          return o.fail(EINVAL, "inode " + std::to_string(chosen) +
+                                    " was not delegated to session " + std::to_string(sid)),
+                 true;
+        if (s.used.count(chosen))
+          return o.fail(EEXIST, "inode " + std::to_string(chosen) +
+                                    " was already used by session " + std::to_string(sid)),
+                 true;
+      }
       auto existing = get_dentry(dir.inode.ino, name);
       if (!existing.ok()) return o.fail(EIO, existing.status().message()), true;
       uint8_t want = static_cast<uint8_t>(q.getWantLease());
@@ -404,7 +433,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         return false;
       Time now = now_time();
       InodeRec in;
-      in.ino = ino_next_++;
+      in.ino = chosen ? chosen : ino_next_++;
       in.type = type;
       in.mode = q.getMode() & ~q.getUmask() & 07777;
       in.uid = cred.uid;
@@ -421,7 +450,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       in.object_size = layout.getObjectSize() ? layout.getObjectSize() : 4u << 20;
       in.data_pool = opts_.data_pool;
       in.version = 1;
-      o.update.ino_next = ino_next_;
+      if (!chosen) o.update.ino_next = ino_next_;
       DentryRec d;
       d.name = name;
       d.ino = in.ino;
@@ -435,16 +464,28 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       o.inode = in;
       o.parent = dir.inode;
       if (want == kFileRead || want == kFileWrite) lease_out(in.ino, grant(sid, in.ino, want));
+      // An asynchronous client may fill its new directory at once: nobody
+      // else knows it yet, and it is empty (complete).
+      if (is_dir(in) && s.async) {
+        LeaseHeld &l = grant(sid, in.ino, kDirWrite);
+        l.listing = l.complete = true;
+        lease_out(in.ino, l);
+      }
+      if (chosen) {
+        for (const InoSpan &r : s.ranges)
+          if (r.contains(chosen)) s.used.insert(chosen);
+        if (refill_due(s, chosen)) o.delegated = take_range(s, o.update);
+      }
       return true;
     }
     case fsproto::Request::LINK: {
       auto q = req.getLink();
       std::string name = name_of(q.getNewName());
       Loaded target, dir;
-      if (!need(q.getIno(), target)) return true;
+      if (!need(q.getIno(), target)) return !waiting;
       if (is_dir(target.inode))
         return o.fail(EPERM, "hard links to directories are not allowed"), true;
-      if (!need_dir(q.getNewParent(), dir, 3)) return true;
+      if (!need_dir(q.getNewParent(), dir, 3)) return !waiting;
       if (int e = check_name(name)) return o.fail(e, "bad name"), true;
       auto existing = get_dentry(dir.inode.ino, name);
       if (!existing.ok()) return o.fail(EIO, existing.status().message()), true;
@@ -490,7 +531,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto q = req.getUnlink();
       std::string name = name_of(q.getName());
       Loaded dir;
-      if (!need_dir(q.getParent(), dir, 3)) return true;
+      if (!need_dir(q.getParent(), dir, 3)) return !waiting;
       if (name.size() > kNameMax) return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
       if (name == ".") return o.fail(EINVAL, "rmdir ."), true;
       if (name == "..") return o.fail(ENOTEMPTY, "rmdir .."), true;
@@ -500,6 +541,8 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto victim = resolve(dir.inode.ino, **d);
       if (!victim.ok()) return o.fail(EIO, victim.status().message()), true;
       bool vdir = is_dir(victim->inode);
+      // Its emptiness may depend on batches of a dirWrite holder.
+      if (vdir && !reveal(*victim)) return false;
       if (q.getDirectory() && !vdir) return o.fail(ENOTDIR, name + " is not a directory"), true;
       if (!q.getDirectory() && vdir) return o.fail(EISDIR, name + " is a directory"), true;
       if ((dir.inode.mode & 01000) && cred.uid != 0 && cred.uid != dir.inode.uid &&
@@ -532,8 +575,8 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (flags & ~(kRenameNoreplace | kRenameExchange))
         return o.fail(EINVAL, "unknown rename flags"), true;
       Loaded sdir, ddir;
-      if (!need_dir(q.getParent(), sdir, 3)) return true;
-      if (!need_dir(q.getNewParent(), ddir, 3)) return true;
+      if (!need_dir(q.getParent(), sdir, 3)) return !waiting;
+      if (!need_dir(q.getNewParent(), ddir, 3)) return !waiting;
       if (name.size() > kNameMax || nname.size() > kNameMax)
         return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
       if (check_name(name) || check_name(nname)) return o.fail(EINVAL, "bad name"), true;
@@ -551,6 +594,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         if (!r.ok()) return o.fail(EIO, r.status().message()), true;
         dst = *r;
       }
+      if (dst && !reveal(*dst)) return false;
       if ((flags & kRenameExchange) && !dst)
         return o.fail(ENOENT, "exchange: no entry " + nname), true;
       if ((flags & kRenameNoreplace) && dst) return o.fail(EEXIST, nname + " exists"), true;
@@ -642,7 +686,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
     case fsproto::Request::READDIR: {
       auto q = req.getReaddir();
       Loaded dir;
-      if (!need_dir(q.getIno(), dir, 4)) return true;
+      if (!need_dir(q.getIno(), dir, 4)) return !waiting;
       size_t max = q.getMaxEntries() ? std::min<size_t>(q.getMaxEntries(), 4096) : 256;
       std::string after = name_of(q.getAfter());
       auto page = store_.list(dir.inode.ino, after, max);
@@ -654,7 +698,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         o.entries.push_back(EntryOut{d.name, r->inode});
       }
       o.end = page->end;
-      LeaseHeld &l = grant(sid, dir.inode.ino, kDirRead);
+      LeaseHeld &l = grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino));
       if (after.empty()) l.listing = true;
       if (page->end && l.listing) l.complete = true;
       lease_out(dir.inode.ino, l);
@@ -668,7 +712,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       std::string name = set ? std::string(req.getSetxattr().getName())
                              : std::string(req.getRemovexattr().getName());
       Loaded l;
-      if (!need(ino, l)) return true;
+      if (!need(ino, l)) return !waiting;
       if (name.empty() || name.size() > kNameMax) return o.fail(ERANGE, "bad xattr name"), true;
       if (name.rfind("trusted.", 0) == 0 || name.rfind("security.", 0) == 0) {
         if (cred.uid != 0) return o.fail(EPERM, "trusted./security. xattrs need root"), true;
@@ -708,7 +752,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
     case fsproto::Request::OPEN: {
       auto q = req.getOpen();
       Loaded l;
-      if (!need(q.getIno(), l)) return true;
+      if (!need(q.getIno(), l)) return !waiting;
       uint32_t acc = q.getFlags() & O_ACCMODE;
       bool wr = acc == O_WRONLY || acc == O_RDWR || (q.getFlags() & O_TRUNC);
       if (is_dir(l.inode) && wr) return o.fail(EISDIR, "open of a directory for writing"), true;
@@ -740,7 +784,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Ino ino = set ? req.getSetlock().getIno() : req.getGetlock().getIno();
       auto lr = set ? req.getSetlock().getLock() : req.getGetlock().getLock();
       Loaded l;
-      if (!need(ino, l)) return true;
+      if (!need(ino, l, false)) return !waiting;
       FileLock fl;
       fl.session = sid;
       fl.owner = lr.getOwner();

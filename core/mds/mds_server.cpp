@@ -16,6 +16,14 @@ namespace strata::mds {
 namespace {
 
 constexpr size_t kResultsKept = 1024;  // completed replies kept per session for replays
+// Delegated ranges remembered per session: a create may still use an older
+// range than the newest (the client drains its queue of ranges in order).
+constexpr size_t kRangesKept = 8;
+// Requests in one Batch: beyond it the client misbehaves (its batches hold
+// what one dirWrite lease produced between flushes).
+constexpr size_t kBatchMax = 4096;
+constexpr uint8_t kDirReadKind = static_cast<uint8_t>(fsproto::LeaseKind::DIR_READ);
+constexpr uint8_t kDirWriteKind = static_cast<uint8_t>(fsproto::LeaseKind::DIR_WRITE);
 
 uint32_t kind_bit(uint8_t kind) { return 1u << kind; }
 
@@ -57,6 +65,8 @@ Status MdsServer::start(uint64_t incarnation) {
       s.id = r.id;
       s.client = r.client_name;
       s.committed_tid = r.committed_tid;
+      // Its creates replayed from before the takeover may use this range.
+      if (r.delegated_count) s.ranges.push_back(InoSpan{r.delegated_first, r.delegated_count});
       next_session_ = std::max(next_session_, r.id + 1);
       sessions_[r.id] = std::move(s);
     }
@@ -144,6 +154,60 @@ void MdsServer::send(Session &s, msg::Message m) {
   if (s.link) s.link->send(std::move(m));
 }
 
+// Journals a change nobody waits for; only fencing matters.
+void MdsServer::submit_update(MetaUpdate u) {
+  store_.submit(std::move(u), [this](Status st) {
+    if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
+      opts_.on_fenced(st);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Delegated inode numbers
+
+// A fresh range from the allocator; `u` journals the new high-water mark
+// (the caller journals the session's record, which names the range) so
+// that no later incarnation hands these numbers out again.
+MdsServer::InoSpan MdsServer::take_range(Session &s, MetaUpdate &u) {
+  InoSpan r{ino_next_, opts_.delegate_inos};
+  ino_next_ += r.count;
+  u.ino_next = ino_next_;
+  s.ranges.push_back(r);
+  s.used_high = 0;
+  while (s.ranges.size() > kRangesKept) {
+    const InoSpan old = s.ranges.front();
+    std::erase_if(s.used, [&](Ino i) { return old.contains(i); });
+    s.ranges.pop_front();
+  }
+  return r;
+}
+
+SessionRec MdsServer::session_rec(const Session &s) const {
+  InoSpan cur = s.ranges.empty() ? InoSpan{} : s.ranges.back();
+  return SessionRec{s.id, s.client, cur.first, cur.count, s.committed_tid};
+}
+
+// A client-chosen inode number: from a range this session was given, or a
+// replay of a create that an earlier incarnation accepted (its number is
+// below the journaled high-water mark, so nobody else was given it).
+bool MdsServer::may_use_ino(const Session &s, Ino ino, bool replay) const {
+  for (const InoSpan &r : s.ranges)
+    if (r.contains(ino)) return true;
+  return replay && ino >= kFirstUserIno && ino < ino_next_;
+}
+
+// Records that `used` was taken; true when the newest range is more than
+// half used, so the reply should carry the next one. Only a number of the
+// newest range counts, so one refill is outstanding at most.
+bool MdsServer::refill_due(Session &s, Ino used) {
+  if (!s.async || opts_.delegate_inos == 0 || s.ranges.empty()) return false;
+  const InoSpan &cur = s.ranges.back();
+  if (!cur.contains(used)) return false;
+  s.used_high = std::max(s.used_high, used);
+  uint64_t left = cur.first + cur.count - (s.used_high + 1);
+  return left * 2 < cur.count;
+}
+
 void MdsServer::handle(const LinkRef &link, msg::Message &&m) {
   std::lock_guard lk(mu_);
   if (!serving_ || fenced_) return;
@@ -152,7 +216,7 @@ void MdsServer::handle(const LinkRef &link, msg::Message &&m) {
       on_hello(link, m);
       break;
     case fsproto::MSG_REQUEST:
-      on_request(link, std::move(m), false);
+      on_request(link, std::move(m), false, false);
       break;
     case fsproto::MSG_RELEASE:
       on_release(link, m);
@@ -259,24 +323,31 @@ void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
         if (id != 0 && !sessions_.count(id))
           return Status::Error(
               ESTALE, "session " + std::to_string(id) + " is unknown (expired or never made)");
-        if (id == 0) {
+        bool fresh = id == 0;
+        if (fresh) {
           id = next_session_++;
           Session s;
           s.id = id;
           s.client = h.getClientName();
           sessions_[id] = std::move(s);
-          MetaUpdate u;
-          u.sessions.push_back(
-              SessionChange{id, SessionRec{id, std::string(h.getClientName()), 0, 0, 0}});
-          store_.submit(std::move(u), [this](Status st) {
-            if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
-              opts_.on_fenced(st);
-          });
         }
         Session &s = sessions_[id];
         if (s.link && s.link != link) by_link_.erase(s.link.get());
         s.link = link;
         by_link_[link.get()] = id;
+        s.async = h.getSupportsAsync();
+        // The session's record, with a fresh range for an asynchronous
+        // client (it drops whatever range it had when it gets a Welcome).
+        MetaUpdate u;
+        if (s.async && opts_.delegate_inos) {
+          InoSpan r = take_range(s, u);
+          w.initDelegated().setFirst(r.first);
+          w.getDelegated().setCount(r.count);
+        }
+        if (fresh || !u.empty()) {
+          u.sessions.push_back(SessionChange{id, session_rec(s)});
+          submit_update(std::move(u));
+        }
         w.setSessionId(id);
         w.setCommittedTid(s.committed_tid);
         return Status::OK();
@@ -288,25 +359,60 @@ void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
   link->send(msg::make_message(fsproto::MSG_WELCOME, b));
 }
 
+// Asynchronous metadata: each request of the Batch runs as if it had come
+// alone, in order (dedup, queueing behind a waiting request of the
+// session), except that a change gets only its safe reply: the client
+// already answered the application itself.
 void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
-  // Asynchronous metadata (dirWrite leases) is not served yet: every
-  // request of the batch fails, and the client falls back to requests.
-  capnp::MallocMessageBuilder b;
-  auto out = b.initRoot<fsproto::BatchReply>();
-  Status st = msg::read_message<fsproto::Batch>(m, "Batch", [&](fsproto::Batch::Reader in) {
-    auto reqs = in.getRequests();
-    auto replies = out.initReplies(reqs.size());
-    for (unsigned i = 0; i < reqs.size(); ++i) {
-      replies[i].setTid(reqs[i].getTid());
-      replies[i].setResult(-EOPNOTSUPP);
-      replies[i].setSafe(true);
-      replies[i].setNowMs(now_ms());
-      replies[i].setMessage("asynchronous metadata (Batch) is not supported by this MDS");
+  Session *s = session_of(link);
+  if (!s) {
+    log_.warn("mds", "Batch from " + link->peer() + " without a session (Hello first)");
+    return;
+  }
+  const uint64_t sid = s->id;
+  auto pr = msg::PayloadReader::open(m.payload);
+  if (!pr.ok()) {
+    log_.warn("mds", "bad Batch from " + link->peer() + " (session " + std::to_string(sid) +
+                         "): " + pr.status().message());
+    return;
+  }
+  capnp::List<fsproto::Request>::Reader reqs;
+  try {
+    reqs = pr->root<fsproto::Batch>().getRequests();
+  } catch (const kj::Exception &e) {
+    log_.warn("mds", "malformed Batch from " + link->peer() + " (session " + std::to_string(sid) +
+                         "): " + e.getDescription().cStr());
+    return;
+  }
+  const bool too_many = reqs.size() > kBatchMax;
+  for (auto req : reqs) {
+    // A request may end the session (fencing aside, none does today):
+    // look it up again rather than trust `s`.
+    auto sit = sessions_.find(sid);
+    if (sit == sessions_.end() || sit->second.link != link) return;
+    std::optional<uint64_t> tid;
+    // A flat copy of its own: it may wait in pending_ after the Batch's
+    // buffer is gone. Copying reads it whole, so a malformed one shows here.
+    capnp::MallocMessageBuilder copy;
+    try {
+      tid = req.getTid();
+      if (!too_many) copy.setRoot(req);
+    } catch (const kj::Exception &e) {
+      std::string why = std::string("malformed request in a Batch: ") + e.getDescription().cStr();
+      if (tid)
+        reply_error(sit->second, *tid, EBADMSG, why);
+      else
+        log_.warn("mds", why + " from " + link->peer() + " (session " + std::to_string(sid) + ")");
+      continue;
     }
-    return Status::OK();
-  });
-  if (!st.ok()) log_.warn("mds", st.message());
-  link->send(msg::make_message(fsproto::MSG_BATCH_REPLY, b));
+    if (too_many) {
+      reply_error(sit->second, *tid, E2BIG,
+                  "a Batch holds at most " + std::to_string(kBatchMax) + " requests, not " +
+                      std::to_string(reqs.size()));
+      continue;
+    }
+    on_request(link, msg::make_message(fsproto::MSG_REQUEST, copy), false, true);
+  }
 }
 
 void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
@@ -338,11 +444,7 @@ void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
     return Status::OK();
   });
   if (!st.ok()) log_.warn("mds", st.message() + " from " + link->peer());
-  if (!u.empty())
-    store_.submit(std::move(u), [this](Status st2) {
-      if (std::abs(st2.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
-        opts_.on_fenced(st2);
-    });
+  if (!u.empty()) submit_update(std::move(u));
   for (Ino ino : released) maybe_purge_stray(ino);
   retry_pending();
 }
@@ -373,6 +475,21 @@ bool MdsServer::clear_conflicts(uint64_t session, Ino ino, uint32_t kinds_mask) 
     send(sit->second, msg::make_message(fsproto::MSG_REVOKE, b));
   }
   return clear;
+}
+
+// dirWrite for an asynchronous session when nobody else holds anything on
+// the directory (it is exclusive), else dirRead. Not while someone waits for
+// a revoke there: a new exclusive lease would hold the waiter up again.
+uint8_t MdsServer::dir_lease_kind(const Session &s, Ino dir) const {
+  if (!s.async) return kDirReadKind;
+  auto it = leases_.find(dir);
+  if (it == leases_.end()) return kDirWriteKind;
+  uint64_t now = now_ms();
+  for (const LeaseHeld &l : it->second) {
+    if (l.expires <= now) continue;
+    if (l.session != s.id || l.revoking) return kDirReadKind;
+  }
+  return kDirWriteKind;
 }
 
 bool MdsServer::holds_file_lease(Ino ino) const {
@@ -435,7 +552,15 @@ void build_reply(fsproto::Reply::Builder r, uint64_t tid, int result, const std:
 
 }  // namespace
 
-bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queue) {
+void MdsServer::reply_error(Session &s, uint64_t tid, int err, const std::string &message) {
+  capnp::MallocMessageBuilder b;
+  auto r = b.initRoot<fsproto::Reply>();
+  build_reply(r, tid, -err, message, now_ms());
+  r.setSafe(true);
+  send(s, msg::make_message(fsproto::MSG_REPLY, b));
+}
+
+bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queue, bool batched) {
   Session *s = session_of(link);
   if (!s) {
     log_.warn("mds", "request from " + link->peer() + " without a session (Hello first)");
@@ -444,7 +569,7 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
   // A session's requests run in order: behind one that waits, the others wait too.
   if (!from_queue && s->queued > 0) {
     s->queued++;
-    pending_.push_back(Pending{s->id, std::move(m)});
+    pending_.push_back(Pending{s->id, std::move(m), batched});
     return true;
   }
   auto pr = msg::PayloadReader::open(m.payload);
@@ -490,7 +615,7 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
   if (!done) {
     if (!from_queue) {
       s->queued++;
-      pending_.push_back(Pending{s->id, std::move(m)});
+      pending_.push_back(Pending{s->id, std::move(m), batched});
       return true;
     }
     return false;  // retry_pending keeps it
@@ -548,15 +673,25 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
       lk.setType(fsproto::LockType::UNLOCK);
     }
   }
+  if (o.delegated) {
+    auto d = r.initDelegated();
+    d.setFirst(o.delegated->first);
+    d.setCount(o.delegated->count);
+  }
   if (o.result != 0 || !o.mutated) {
     r.setSafe(true);
     std::string payload = msg::to_payload(b);
     send(*s, msg::Message{fsproto::MSG_REPLY, payload, {}});
     return true;
   }
-  r.setUnsafe(true);
-  send(*s, msg::make_message(fsproto::MSG_REPLY, b));
-  r.setUnsafe(false);
+  if (!batched) {
+    r.setUnsafe(true);
+    send(*s, msg::make_message(fsproto::MSG_REPLY, b));
+    r.setUnsafe(false);
+    // A refill rides on the first reply only: the client appends each
+    // range it is sent to its queue.
+    if (o.delegated) r.initDelegated();
+  }
   r.setSafe(true);
   commit(*s, tid, std::move(o.update), msg::to_payload(b));
   return true;
@@ -564,7 +699,9 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
 
 void MdsServer::commit(Session &s, uint64_t tid, MetaUpdate u, std::string final_payload) {
   s.committed_tid = std::max(s.committed_tid, tid);
-  u.sessions.push_back(SessionChange{s.id, SessionRec{s.id, s.client, 0, 0, s.committed_tid}});
+  // The record keeps the session's newest range: a takeover accepts
+  // replayed creates from it.
+  u.sessions.push_back(SessionChange{s.id, session_rec(s)});
   s.unsafe.insert(tid);
   s.results[tid] = final_payload;
   while (s.results.size() > kResultsKept) s.results.erase(s.results.begin());
@@ -662,7 +799,7 @@ void MdsServer::retry_once() {
     }
     LinkRef link = sit->second.link;
     msg::Message copy = p.m;
-    if (!on_request(link, std::move(copy), true)) {
+    if (!on_request(link, std::move(copy), true, p.batched)) {
       blocked.insert(p.session);
       pending_.push_back(std::move(p));
     }

@@ -55,6 +55,10 @@ struct MdsServerOptions {
   uint64_t lease_ms = 30000;
   uint64_t cache_limit_bytes = 256u << 20;
   uint64_t max_file_size = 1ull << 40;
+  // Inode numbers per range delegated to an asynchronous client (in its
+  // Welcome, then refilled in replies): enough for a burst of creates
+  // without a round trip, few enough that a dead client wastes little.
+  uint64_t delegate_inos = 1024;
   std::chrono::milliseconds tick_interval{20};
   // Cluster usage for statfs; empty: zeros.
   std::function<StatfsFigures()> statfs;
@@ -104,6 +108,12 @@ class MdsServer {
     bool listing = false;  // a readdir from the start ran under it
     bool revoking = false;
   };
+  // Inode numbers delegated to a session for asynchronous creates.
+  struct InoSpan {
+    Ino first = 0;
+    uint64_t count = 0;
+    bool contains(Ino ino) const { return ino >= first && ino - first < count; }
+  };
   struct Session {
     uint64_t id = 0;
     std::string client;
@@ -113,10 +123,17 @@ class MdsServer {
     std::map<uint64_t, std::string> results;            // tid -> final Reply payload (dedup)
     std::vector<std::pair<uint64_t, uint64_t>> fsyncs;  // (fsync tid, wait below)
     size_t queued = 0;                                  // requests of it waiting in pending_
+    bool async = false;                                 // its last Hello said supportsAsync
+    // Ranges given to it, oldest first (a few: a late or replayed create may
+    // still use an older one); the newest is the one its SessionRec names.
+    std::deque<InoSpan> ranges;
+    Ino used_high = 0;   // the highest number of the newest range used so far (0: none)
+    std::set<Ino> used;  // delegated numbers used, within `ranges` (a second use is refused)
   };
   struct Pending {
     uint64_t session = 0;
     msg::Message m;
+    bool batched = false;  // from a Batch: no unsafe reply
   };
   struct LockWaiter {
     uint64_t session = 0;
@@ -145,10 +162,11 @@ class MdsServer {
     std::vector<LeaseOut> leases;
     std::optional<StatfsFigures> statfs;
     uint64_t files = 0;
-    std::optional<FileLock> lock;  // getlock: the conflicting one
-    bool lock_none = false;        // getlock: no conflict
-    bool mutated = false;          // `update` must be journaled
-    bool deferred = false;         // answered later (waiting lock, fsync)
+    std::optional<InoSpan> delegated;  // a refill for the session's delegated numbers
+    std::optional<FileLock> lock;      // getlock: the conflicting one
+    bool lock_none = false;            // getlock: no conflict
+    bool mutated = false;              // `update` must be journaled
+    bool deferred = false;             // answered later (waiting lock, fsync)
     MetaUpdate update;
     Outcome &fail(int err, std::string msg) {
       result = -err;
@@ -174,7 +192,8 @@ class MdsServer {
 
   void on_hello(const LinkRef &link, const msg::Message &m);
   // False: it still waits (only when from_queue).
-  bool on_request(const LinkRef &link, msg::Message &&m, bool from_queue);
+  bool on_request(const LinkRef &link, msg::Message &&m, bool from_queue, bool batched);
+  void reply_error(Session &s, uint64_t tid, int err, const std::string &message);
   void on_release(const LinkRef &link, const msg::Message &m);
   void on_batch(const LinkRef &link, const msg::Message &m);
   void end_session(uint64_t id, bool forget);
@@ -182,6 +201,13 @@ class MdsServer {
   void retry_pending();
   void retry_once();
   void send(Session &s, msg::Message m);
+  void submit_update(MetaUpdate u);
+
+  // Delegated inode numbers (asynchronous creates).
+  InoSpan take_range(Session &s, MetaUpdate &u);
+  SessionRec session_rec(const Session &s) const;
+  bool may_use_ino(const Session &s, Ino ino, bool replay) const;
+  bool refill_due(Session &s, Ino used);
 
   // Requests; return false when the request must wait for a Release.
   bool execute(Session &s, fsproto::Request::Reader req, Outcome &o);
@@ -201,6 +227,7 @@ class MdsServer {
   // Leases.
   bool clear_conflicts(uint64_t session, Ino ino, uint32_t kinds_mask);
   bool holds_file_lease(Ino ino) const;
+  uint8_t dir_lease_kind(const Session &s, Ino dir) const;
   LeaseHeld &grant(uint64_t session, Ino ino, uint8_t kind);
   void drop_leases(uint64_t session, Ino ino, uint64_t seq, bool any_seq);
 

@@ -24,8 +24,8 @@ const msgRequest :UInt16 = 1026;      # client -> mds: Request
 const msgReply :UInt16 = 1027;        # mds -> client: Reply
 const msgRevoke :UInt16 = 1028;       # mds -> client: Revoke
 const msgRelease :UInt16 = 1029;      # client -> mds: Release (answers a Revoke, or gives up leases)
-const msgBatch :UInt16 = 1030;        # client -> mds: Batch (asynchronous metadata)
-const msgBatchReply :UInt16 = 1031;   # mds -> client: BatchReply
+const msgBatch :UInt16 = 1030;        # client -> mds: Batch (asynchronous metadata; answered by Replies)
+const msgBatchReply :UInt16 = 1031;   # reserved: BatchReply is never sent (each request gets its Reply)
 const msgLockGranted :UInt16 = 1032;  # mds -> client: LockGranted (a waiting lock was granted)
 const msgGoodbye :UInt16 = 1033;      # client -> mds: Goodbye (clean unmount)
 
@@ -379,13 +379,19 @@ struct FlushedAttr {
 # ---------------------------------------------------------------------------
 # Asynchronous metadata: requests the client already answered locally
 # (inside a dirWrite lease, with delegated inode numbers), sent in order.
-# The MDS applies them in order as if sent one by one and answers with one
-# BatchReply (per request result) once they are safe.
+# The MDS applies them in order exactly as if each had come as a Request
+# (same dedup by tid, same queueing behind a waiting request) and answers
+# each with an ordinary Reply (msgReply): a request that changes something
+# gets no unsafe reply, only its safe one once durable; one that fails or
+# changes nothing gets its Reply (safe) at once. At most 4096 requests per
+# Batch (beyond: every request fails with -E2BIG); a request the MDS cannot
+# decode fails with -EBADMSG.
 
 struct Batch {
   requests @0 :List(Request);
 }
 
+# Reserved, never sent: the replies to a Batch are Replies (see Batch).
 struct BatchReply {
   replies @0 :List(Reply);
 }

@@ -38,6 +38,7 @@ struct ReplyView {
   fsproto::LockType lock_type = fsproto::LockType::UNLOCK;
   uint64_t lock_owner = 0;
   uint64_t files = 0;
+  uint64_t delegated_first = 0, delegated_count = 0;  // a refill (count 0: none)
 };
 
 class Inbox : public ClientLink {
@@ -98,6 +99,10 @@ inline ReplyView decode_reply(const msg::Message &m) {
       v.lock_owner = r.getLock().getOwner();
     }
     if (r.hasStatfs()) v.files = r.getStatfs().getFiles();
+    if (r.hasDelegated()) {
+      v.delegated_first = r.getDelegated().getFirst();
+      v.delegated_count = r.getDelegated().getCount();
+    }
     return Status::OK();
   });
   if (!st.ok()) v.result = -9999;
@@ -129,13 +134,17 @@ class TestClient {
   uint64_t session() const { return session_; }
   uint32_t uid = 0, gid = 0;
 
-  // Opens (or resumes) a session; returns the Welcome's error (0) and committedTid.
-  std::pair<int, uint64_t> hello(uint64_t resume = 0) {
+  using Fill = std::function<void(fsproto::Request::Builder)>;
+
+  // Opens (or resumes) a session; returns the Welcome's error (0) and
+  // committedTid. With `async`, the Welcome's range is in delegated().
+  std::pair<int, uint64_t> hello(uint64_t resume = 0, bool async = false) {
     capnp::MallocMessageBuilder b;
     auto h = b.initRoot<fsproto::Hello>();
     h.setClientName(name_);
     h.setSessionId(resume);
     h.setMountRoot("/");
+    h.setSupportsAsync(async);
     srv_.handle(link_, msg::make_message(fsproto::MSG_HELLO, b));
     auto m =
         link_->take([](const msg::Message &x) { return x.type == fsproto::MSG_WELCOME; }, kWait);
@@ -146,9 +155,33 @@ class TestClient {
       err = w.getError();
       session_ = w.getSessionId();
       committed = w.getCommittedTid();
+      delegated_ = {w.getDelegated().getFirst(), w.getDelegated().getCount()};
       return Status::OK();
     });
     return {err, committed};
+  }
+
+  // The Welcome's range: (first, count); count 0: none.
+  std::pair<Ino, uint64_t> delegated() const { return delegated_; }
+
+  // Sends one Batch of requests; returns their tids (`tids`: replay these).
+  std::vector<uint64_t> batch(const std::vector<Fill> &fills,
+                              const std::vector<uint64_t> &tids = {}, bool replay = false) {
+    capnp::MallocMessageBuilder b;
+    auto reqs = b.initRoot<fsproto::Batch>().initRequests(static_cast<unsigned>(fills.size()));
+    std::vector<uint64_t> out;
+    for (unsigned i = 0; i < fills.size(); ++i) {
+      auto r = reqs[i];
+      r.setTid(i < tids.size() ? tids[i] : ++tid_);
+      r.setReplay(replay);
+      auto c = r.initCaller();
+      c.setUid(uid);
+      c.setGid(gid);
+      fills[i](r);
+      out.push_back(r.getTid());
+    }
+    srv_.handle(link_, msg::make_message(fsproto::MSG_BATCH, b));
+    return out;
   }
 
   // Sends a request filled by `fill`; returns its tid.
@@ -203,8 +236,9 @@ class TestClient {
     return call([&](auto r) { r.initGetattr().setIno(ino); });
   }
   static void fill_create(fsproto::Request::Builder r, Ino parent, const std::string &name,
-                          fsproto::FileType type, uint32_t mode, bool excl) {
+                          fsproto::FileType type, uint32_t mode, bool excl, Ino ino = 0) {
     auto q = r.initCreate();
+    q.setIno(ino);
     q.setParent(parent);
     q.setName(data(name));
     q.setType(type);
@@ -367,6 +401,7 @@ class TestClient {
   std::string name_;
   uint64_t session_ = 0;
   uint64_t tid_ = 0;
+  std::pair<Ino, uint64_t> delegated_{0, 0};
 };
 
 }  // namespace strata::mds::test

@@ -439,23 +439,341 @@ TEST_CASE("mds server: fenced by a newer incarnation, it stops", "[mds]") {
   CHECK(f.server->fenced());
 }
 
-TEST_CASE("mds server: batches are refused per request", "[mds]") {
+// Asynchronous metadata (docs/FILESYSTEM.md): delegated inode numbers,
+// dirWrite leases and Batches.
+
+using Fill = TestClient::Fill;
+
+Fill mkdir_at(Ino parent, const std::string &name, Ino ino) {
+  return [=](fsproto::Request::Builder r) {
+    TestClient::fill_create(r, parent, name, fsproto::FileType::DIRECTORY, 0755, true, ino);
+  };
+}
+Fill create_at(Ino parent, const std::string &name, Ino ino) {
+  return [=](fsproto::Request::Builder r) {
+    TestClient::fill_create(r, parent, name, fsproto::FileType::REGULAR, 0644, true, ino);
+  };
+}
+
+// The only reply for `tid` of a batched change: safe, never unsafe, alone.
+ReplyView only_safe_reply(TestClient &c, uint64_t tid) {
+  auto r = c.reply(tid);
+  REQUIRE(r);
+  CHECK(r->safe);
+  CHECK_FALSE(r->unsafe);
+  return *r;
+}
+
+const ReplyView::L *lease_on(const ReplyView &r, Ino ino) {
+  for (const auto &l : r.leases)
+    if (l.ino == ino) return &l;
+  return nullptr;
+}
+
+TEST_CASE("mds server: an async Welcome delegates inode numbers, others get none", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  auto [first, count] = a.delegated();
+  CHECK(count == 1024);
+  CHECK(first >= kFirstUserIno);
+  CHECK(b.delegated().second == 0);
+  // The range is journaled with the session, and the allocator moved past it.
+  CHECK(f.store.sessions().at(a.session()).delegated_first == first);
+  auto mk = b.mkdir(kRootIno, "d");
+  CHECK(mk.leases.empty());  // no dirWrite on its new directory either
+  Ino plain = mk.inode->ino;
+  CHECK((plain < first || plain >= first + count));
+  // A session without supportsAsync never gets dirWrite, even alone.
+  auto l = b.lookup(plain, "x");
+  REQUIRE(l.leases.size() == 1);
+  CHECK(l.leases[0].kind == LeaseKind::DIR_READ);
+  auto rd = b.readdir(plain);
+  REQUIRE(rd.leases.size() == 1);
+  CHECK(rd.leases[0].kind == LeaseKind::DIR_READ);
+  // A resumed session gets a fresh range.
+  TestClient a2(*f.server, "a");
+  REQUIRE(a2.hello(a.session(), true).first == 0);
+  CHECK(a2.delegated().second == 1024);
+  CHECK(a2.delegated().first >= first + count);
+}
+
+TEST_CASE("mds server: a sole async session gets dirWrite, a shared directory dirRead", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino mine = b.mkdir(kRootIno, "mine").inode->ino;
+  Ino shared = b.mkdir(kRootIno, "shared").inode->ino;
+  auto l = a.lookup(mine, "x");
+  CHECK(l.result == -ENOENT);
+  REQUIRE(l.leases.size() == 1);
+  CHECK(l.leases[0].kind == LeaseKind::DIR_WRITE);
+  auto rd = a.readdir(mine);
+  REQUIRE(lease_on(rd, mine));
+  CHECK(lease_on(rd, mine)->kind == LeaseKind::DIR_WRITE);
+  CHECK(lease_on(rd, mine)->complete);
+  // RenewLeases renews it as any other lease.
+  auto renewed = a.call([&](auto r) { r.initRenewLeases().initInos(1).set(0, mine); });
+  REQUIRE(lease_on(renewed, mine));
+  CHECK(lease_on(renewed, mine)->kind == LeaseKind::DIR_WRITE);
+
+  REQUIRE(b.readdir(shared).leases.size() == 1);  // B holds dirRead on it
+  auto l2 = a.lookup(shared, "x");
+  REQUIRE(l2.leases.size() == 1);
+  CHECK(l2.leases[0].kind == LeaseKind::DIR_READ);
+  auto rd2 = a.readdir(shared);
+  REQUIRE(rd2.leases.size() == 1);
+  CHECK(rd2.leases[0].kind == LeaseKind::DIR_READ);
+}
+
+TEST_CASE("mds server: a batch applies in order with safe replies only, then revokes", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino r0 = a.delegated().first;
+  Ino job = r0, f1 = r0 + 1, f2 = r0 + 2;
+  f.store.hold_durability(true);
+  auto tids =
+      a.batch({mkdir_at(kRootIno, "job", job), create_at(job, "f1", f1), create_at(job, "f2", f2),
+               [&](fsproto::Request::Builder r) {
+                 auto q = r.initSetattr();
+                 q.setIno(f1);
+                 q.initAttr().setMask(fsproto::SetAttr::MASK_MODE);
+                 q.getAttr().setMode(0600);
+               },
+               [&](fsproto::Request::Builder r) {
+                 auto q = r.initUnlink();
+                 q.setParent(job);
+                 q.setName(data("f2"));
+               },
+               [&](fsproto::Request::Builder r) {
+                 auto q = r.initRename();
+                 q.setParent(job);
+                 q.setName(data("f1"));
+                 q.setNewParent(job);
+                 q.setNewName(data("g"));
+               }});
+  REQUIRE(tids.size() == 6);
+  // Nothing is durable yet: no reply at all (no unsafe ones).
+  for (uint64_t t : tids) CHECK_FALSE(a.reply(t, std::chrono::milliseconds(20)));
+  f.store.hold_durability(false);
+  std::vector<ReplyView> rs;
+  for (uint64_t t : tids) rs.push_back(only_safe_reply(a, t));
+  for (const auto &r : rs) CHECK(r.result == 0);
+  for (uint64_t t : tids) CHECK_FALSE(a.reply(t, std::chrono::milliseconds(0)));
+  REQUIRE(rs[0].inode);
+  CHECK(rs[0].inode->ino == job);
+  const auto *dw = lease_on(rs[0], job);
+  REQUIRE(dw);
+  CHECK(dw->kind == LeaseKind::DIR_WRITE);
+  CHECK(dw->complete);
+  CHECK(rs[1].inode->ino == f1);
+  CHECK(rs[3].inode->mode == 0600);
+
+  // B looks inside: A's dirWrite is revoked first, B waits for the Release.
+  uint64_t look = b.send([&](auto r) {
+    auto q = r.initLookup();
+    q.setParent(job);
+    q.setName(data("g"));
+  });
+  auto rv = a.revoke();
+  REQUIRE(rv);
+  REQUIRE(rv->size() == 1);
+  CHECK((*rv)[0].first == job);
+  CHECK((*rv)[0].second == dw->seq);
+  CHECK_FALSE(b.reply(look, std::chrono::milliseconds(50)));
+  a.release(*rv);
+  auto seen = b.reply(look);
+  REQUIRE(seen);
+  REQUIRE(seen->result == 0);
+  CHECK(seen->inode->ino == f1);
+  CHECK(seen->inode->mode == 0600);
+  REQUIRE(seen->leases.size() == 1);
+  CHECK(seen->leases[0].kind == LeaseKind::DIR_READ);
+  CHECK(b.lookup(job, "f2").result == -ENOENT);
+  CHECK(b.lookup(job, "f1").result == -ENOENT);
+  auto listing = b.readdir(job);
+  REQUIRE(listing.entries.size() == 1);
+  CHECK(listing.entries[0].first == "g");
+}
+
+TEST_CASE("mds server: a waiting batched request keeps the session's order", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino e = b.mkdir(kRootIno, "e").inode->ino;
+  auto listing = b.readdir(e);
+  REQUIRE(listing.leases.size() == 1);
+  uint64_t before = listing.inode->version;
+  Ino r0 = a.delegated().first;
+  auto tids = a.batch({create_at(e, "1", r0), create_at(e, "2", r0 + 1)});
+  uint64_t look = a.send([&](auto r) { r.initGetattr().setIno(e); });
+  auto rv = b.revoke();
+  REQUIRE(rv);
+  for (uint64_t t : tids) CHECK_FALSE(a.reply(t, std::chrono::milliseconds(20)));
+  CHECK_FALSE(a.reply(look, std::chrono::milliseconds(0)));
+  b.release(*rv);
+  for (uint64_t t : tids) CHECK(only_safe_reply(a, t).result == 0);
+  auto after = a.reply(look);
+  REQUIRE(after);
+  CHECK(after->inode->version == before + 2);  // both creates ran before it
+  CHECK(after->inode->nlink == 2);
+}
+
+TEST_CASE("mds server: reading an inode inside a dirWrite directory revokes it", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino r0 = a.delegated().first;
+  auto tids = a.batch({mkdir_at(kRootIno, "own", r0), create_at(r0, "f", r0 + 1)});
+  auto mk = only_safe_reply(a, tids[0]);
+  REQUIRE(lease_on(mk, r0));
+  REQUIRE(only_safe_reply(a, tids[1]).result == 0);
+  for (Ino target : {r0 + 1, r0}) {  // an inode inline in it, then the directory itself
+    uint64_t t = b.send([&](auto r) { r.initGetattr().setIno(target); });
+    auto rv = a.revoke();
+    REQUIRE(rv);
+    REQUIRE(rv->size() == 1);
+    CHECK((*rv)[0].first == r0);
+    CHECK_FALSE(b.reply(t, std::chrono::milliseconds(20)));
+    a.release(*rv);
+    auto got = b.reply(t);
+    REQUIRE(got);
+    CHECK(got->result == 0);
+    CHECK(got->inode->ino == target);
+    // A takes dirWrite again (nobody else holds a lease on it).
+    auto again = a.lookup(r0, "f");
+    REQUIRE(again.leases.size() == 1);
+    CHECK(again.leases[0].kind == LeaseKind::DIR_WRITE);
+  }
+}
+
+TEST_CASE("mds server: undelegated numbers are refused and ranges refilled", "[mds]") {
+  MdsServerOptions o;
+  o.delegate_inos = 8;
+  Fixture f(o);
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello(0, true).first == 0);
+  REQUIRE(b.hello(0, true).first == 0);
+  Ino r0 = a.delegated().first;
+  REQUIRE(a.delegated().second == 8);
+  auto create = [&](TestClient &c, const std::string &name, Ino ino) {
+    return c.call([&](auto r) { create_at(kRootIno, name, ino)(r); });
+  };
+  auto bad = create(a, "theirs", b.delegated().first);
+  CHECK(bad.result == -EINVAL);
+  CHECK(bad.message.find("was not delegated to session") != std::string::npos);
+  CHECK(create(a, "far", r0 + 100).result == -EINVAL);
+  CHECK(create(a, "low", kRootIno).result == -EINVAL);
+  // Half of the range used: no refill yet.
+  for (Ino i = 0; i < 4; ++i) {
+    auto r = create(a, "f" + std::to_string(i), r0 + i);
+    REQUIRE(r.result == 0);
+    CHECK(r.inode->ino == r0 + i);
+    CHECK(r.delegated_count == 0);
+  }
+  CHECK(create(a, "again", r0).result == -EEXIST);  // a number is used once
+  auto more = create(a, "f4", r0 + 4);              // more than half used
+  REQUIRE(more.result == 0);
+  REQUIRE(more.delegated_count == 8);
+  Ino r1 = more.delegated_first;
+  CHECK(r1 >= r0 + 8);
+  CHECK(f.store.sessions().at(a.session()).delegated_first == r1);
+  // The old range stays usable, and gives no second refill.
+  auto old = create(a, "f7", r0 + 7);
+  REQUIRE(old.result == 0);
+  CHECK(old.delegated_count == 0);
+  auto next = create(a, "n0", r1);
+  REQUIRE(next.result == 0);
+  CHECK(next.delegated_count == 0);
+  // The MDS's own numbers never collide with delegated ones.
+  Ino own = create(b, "plain", 0).inode->ino;
+  CHECK((own < r1 || own >= r1 + 8));
+  CHECK((own < r0 || own >= r0 + 8));
+}
+
+TEST_CASE("mds server: fsync after a batch waits for its safe replies", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");
-  REQUIRE(a.hello().first == 0);
-  capnp::MallocMessageBuilder b;
-  auto reqs = b.initRoot<fsproto::Batch>().initRequests(2);
-  reqs[0].setTid(1);
-  reqs[1].setTid(2);
-  f.server->handle(a.link(), msg::make_message(fsproto::MSG_BATCH, b));
-  auto m = a.inbox().take([](const msg::Message &x) { return x.type == fsproto::MSG_BATCH_REPLY; },
-                          TestClient::kWait);
-  REQUIRE(m);
-  (void)msg::read_message<fsproto::BatchReply>(*m, "BatchReply", [](fsproto::BatchReply::Reader r) {
-    CHECK(r.getReplies().size() == 2);
-    CHECK(r.getReplies()[0].getResult() == -EOPNOTSUPP);
-    return Status::OK();
-  });
+  REQUIRE(a.hello(0, true).first == 0);
+  Ino r0 = a.delegated().first;
+  f.store.hold_durability(true);
+  auto tids = a.batch({create_at(kRootIno, "x", r0), create_at(kRootIno, "y", r0 + 1)});
+  uint64_t fs = a.send([](auto r) { r.initFsync().setIno(0); });
+  CHECK_FALSE(a.reply(fs, std::chrono::milliseconds(100)));
+  f.store.hold_durability(false);
+  for (uint64_t t : tids) CHECK(only_safe_reply(a, t).result == 0);
+  auto done = a.reply(fs);
+  REQUIRE(done);
+  CHECK(done->result == 0);
+}
+
+TEST_CASE("mds server: an oversized batch is refused per request, a garbled one ignored", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello(0, true).first == 0);
+  f.server->handle(a.link(), msg::Message{fsproto::MSG_BATCH, std::string("not capnp"), {}});
+  CHECK_FALSE(
+      a.inbox().take([](const msg::Message &) { return true; }, std::chrono::milliseconds(20)));
+  std::vector<Fill> fills(4097,
+                          [](fsproto::Request::Builder r) { r.initGetattr().setIno(kRootIno); });
+  auto tids = a.batch(fills);
+  for (uint64_t t : {tids.front(), tids.back()}) {
+    auto r = a.reply(t);
+    REQUIRE(r);
+    CHECK(r->result == -E2BIG);
+  }
+  CHECK(a.readdir(kRootIno).entries.empty());
+}
+
+TEST_CASE("mds server: a replayed batch after a restart is answered once", "[mds]") {
+  MemoryMetaStore store;
+  Logger log(STRATA_LOG_WARN);
+  uint64_t session = 0;
+  std::vector<uint64_t> tids;
+  Ino r0 = 0;
+  std::vector<Fill> fills;
+  {
+    MdsServer srv(store, {}, log);
+    REQUIRE(srv.start(1).ok());
+    TestClient a(srv, "a");
+    REQUIRE(a.hello(0, true).first == 0);
+    session = a.session();
+    r0 = a.delegated().first;
+    fills = {mkdir_at(kRootIno, "d", r0), create_at(r0, "x", r0 + 1)};
+    tids = a.batch(fills);
+    for (uint64_t t : tids) REQUIRE(only_safe_reply(a, t).result == 0);
+    REQUIRE(srv.stop().ok());
+  }
+  MdsServer srv2(store, {}, log);
+  REQUIRE(srv2.start(2).ok());
+  TestClient a2(srv2, "a");
+  auto [err, committed] = a2.hello(session, true);
+  REQUIRE(err == 0);
+  CHECK(committed == tids.back());
+  CHECK(a2.delegated().first >= r0 + 1024);  // never the old range again
+  auto again = a2.batch(fills, tids, true);
+  for (uint64_t t : again) CHECK(only_safe_reply(a2, t).result == 0);
+  for (uint64_t t : again) CHECK_FALSE(a2.reply(t, std::chrono::milliseconds(20)));
+  auto root = a2.readdir(kRootIno);
+  REQUIRE(root.entries.size() == 1);
+  CHECK(root.entries[0].second.ino == r0);
+  auto inside = a2.readdir(r0);
+  REQUIRE(inside.entries.size() == 1);
+  CHECK(inside.entries[0].second.ino == r0 + 1);
+  // A create replayed from before the takeover (not yet committed) may use
+  // the old range; a fresh one outside any range may not.
+  auto late = a2.batch({create_at(r0, "late", r0 + 2)}, {tids.back() + 50}, true);
+  CHECK(only_safe_reply(a2, late[0]).result == 0);
+  // (Tids of its own: the readdirs above took the next ones.)
+  auto stray = a2.batch({create_at(r0, "stray", r0 + 3000)}, {tids.back() + 100});
+  CHECK(only_safe_reply(a2, stray[0]).result == -EINVAL);
+  REQUIRE(srv2.stop().ok());
 }
 
 }  // namespace
