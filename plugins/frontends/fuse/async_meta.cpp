@@ -205,7 +205,16 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
     u.setDirectory(directory);
   });
   cache_.removed(dir, name);
-  cache_.drop(v.ino);
+  if (is_dir) {
+    cache_.drop(v.ino);
+  } else {
+    // The kernel still sends the times of the inode it holds (writeback
+    // cache): an unlinked inode's setattr is answered here (async_setattr).
+    InodeAttr gone = v;
+    gone.nlink = 0;
+    gone.ctime = now_time();
+    cache_.update_inode(gone);
+  }
   touch_dir(parent, is_dir ? -1 : 0);
   return true;
 }
@@ -258,12 +267,34 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, co
 bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
                                InodeAttr *out) {
   if (to_set & FUSE_SET_ATTR_SIZE) return false;  // data first: the synchronous way
-  uint64_t dir = cache_.cover_of(ino);
-  InodeAttr parent;
-  if (dir == 0 || !async_dir(dir, &parent)) return false;
+  if (!settings_.async_metadata) return false;
   auto cur = cache_.inode(ino, now_ms());
   if (!cur) return false;
   InodeAttr a = cur->first;
+  if (a.nlink == 0 && a.type != FileType::kDirectory) {
+    // Unlinked here and closed (async_unlink refuses open files): nobody
+    // can see it again, the MDS no longer has it.
+    bool open = false;
+    {
+      std::lock_guard<std::mutex> l(open_mu_);
+      auto it = open_.find(ino);
+      open = it != open_.end() && it->second.openers > 0;
+    }
+    if (!open) {
+      if (to_set & FUSE_SET_ATTR_MTIME)
+        a.mtime = Time{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)};
+      if (to_set & FUSE_SET_ATTR_CTIME)
+        a.ctime = Time{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)};
+      cache_.update_inode(a);
+      *out = a;
+      return true;
+    }
+  }
+  // Inline in a directory we hold dirWrite on: nobody else sees it.
+  uint64_t dir = cache_.parent_of(ino);
+  InodeAttr parent;
+  if (dir == 0 || !async_dir(dir, &parent)) return false;
+  if (a.type != FileType::kDirectory && a.nlink > 1) return false;  // the inode table
   Caller c = caller_of(req);
   bool owner = c.uid == 0 || c.uid == a.uid;
   bool is_dir = a.type == FileType::kDirectory;
@@ -396,8 +427,10 @@ void Filesystem::absorb_async(fsproto::Reply::Reader r) {
       std::lock_guard<std::mutex> lk(open_mu_);
       auto it = open_.find(l.getIno());
       if (it != open_.end() && it->second.lease_seq == 0 &&
-          it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE))
+          it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE)) {
         it->second.lease_seq = g.seq;
+        it->second.lease_expires_ms = g.expires_ms;
+      }
     }
   }
 }

@@ -30,6 +30,10 @@ struct FileState {
   bool exclusive = false;                  // a truncate/zero is changing the objects
   int error = 0;                           // first write-out failure since the last flush
   std::atomic<uint64_t> pending_bytes{0};  // dirty + writing
+  // [0, dense) was written through this state with no hole in it, so
+  // st_blocks of a file no bigger needs no stat of its objects (the
+  // common case: a new file written front to back).
+  uint64_t dense = 0;
 
   // Read-ahead.
   ExtentMap clean;         // object contents read ahead

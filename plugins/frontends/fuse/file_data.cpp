@@ -254,6 +254,7 @@ int64_t FileDataImpl::write(const FileLayout &f, uint64_t off, const char *buf, 
     const size_t before = st->dirty.bytes();
     st->dirty.insert(off, buf, len);
     account_dirty(*st, before);
+    if (off <= st->dense) st->dense = std::max<uint64_t>(st->dense, off + len);
     st->clean.erase(off, len);
     st->clean_gen++;
     if (st->dirty.bytes() >= opts_.writeback_bytes_per_file || over_total())
@@ -341,6 +342,7 @@ int FileDataImpl::truncate(const FileLayout &f, uint64_t old_size, uint64_t new_
     const size_t before = st->dirty.bytes();
     st->dirty.truncate(new_size);
     account_dirty(*st, before);
+    st->dense = std::min(st->dense, new_size);
     st->clean.truncate(new_size);
     st->clean_gen++;
     st->ra_next = std::min(st->ra_next, new_size);
@@ -377,6 +379,7 @@ int FileDataImpl::zero(const FileLayout &f, uint64_t off, uint64_t len) {
     const size_t before = st->dirty.bytes();
     st->dirty.erase(off, len);
     account_dirty(*st, before);
+    st->dense = std::min(st->dense, off);
     st->clean.erase(off, len);
     st->clean_gen++;
   }
@@ -525,6 +528,10 @@ void FileDataImpl::invalidate(uint64_t ino) {
 int64_t FileDataImpl::allocated_blocks(const FileLayout &f, uint64_t size) {
   StatePtr st;
   if (int rc = open_state(f, &st)) return rc;
+  {
+    std::lock_guard lk(st->m);
+    if (size <= st->dense) return int64_t((size + 4095) / 4096 * 8);  // 4 KiB blocks
+  }
   auto batch = new_batch();
   for (uint64_t n = 0; n < objects_for(size, f.object_size); ++n)
     batch->ops.push_back(object_op(ObjectOp::Kind::kStat, *st, n));

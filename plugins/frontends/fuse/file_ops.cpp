@@ -36,6 +36,29 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   counters_.count(Op::kOpen);
   uint64_t m = to_mds(ino);
   auto want = writes(fi->flags) ? fsproto::LeaseKind::FILE_WRITE : fsproto::LeaseKind::FILE_READ;
+  {
+    // Under a lease that covers this open (fileWrite covers any; fileRead
+    // a reader's), nobody else changed the file since we last had it: no
+    // MDS round trip, and the page cache stays. The kernel checked the
+    // permission bits (default_permissions) against attributes the same
+    // lease keeps true.
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(m);
+    if (settings_.default_permissions && it != open_.end() && it->second.version != 0 &&
+        (it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE) ||
+         (it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_READ) &&
+          want == fsproto::LeaseKind::FILE_READ)) &&
+        it->second.lease_expires_ms - now_ms() > 3000) {
+      ++it->second.openers;
+      fi->keep_cache = 1;
+      fi->fh = 0;
+      counters_.cache_hit();
+      if (fuse_reply_open(req, fi) != 0) {
+        --it->second.openers;
+      }
+      return;
+    }
+  }
   int err = 0;
   auto reply = request(
       req,
@@ -66,6 +89,10 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     f.version = a.version;
     f.layout = FileLayout{m, a.data_pool, a.object_size};
     if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
+    for (auto l : r.getLeases())
+      if (l.getIno() == m && granted != 0)
+        f.lease_expires_ms =
+            to_grant(l, r.getNowMs(), now_ms() - 1000, settings_.lease_margin_ms).expires_ms;
     if (!f.dirty) f.size = a.size, f.mtime = a.mtime, f.ctime = a.ctime;
   }
   fi->fh = 0;
@@ -88,6 +115,9 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
       f.version = a.version;
       f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
       f.lease_kind = uint32_t(fsproto::LeaseKind::FILE_WRITE);  // seq: absorb_async
+      // At least as long as the directory's dirWrite, which covers it until then.
+      f.lease_expires_ms =
+          valid_seconds(a.ino) > 0 ? now_ms() + int64_t(valid_seconds(a.ino) * 1000) : 0;
       f.size = 0, f.mtime = a.mtime, f.ctime = a.ctime;
     }
     fuse_entry_param e = entry_of(a, valid_seconds(a.ino));
@@ -127,7 +157,11 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
     f.version = a.version;
     f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
     for (auto l2 : r.getLeases())
-      if (l2.getIno() == a.ino) f.lease_kind = uint32_t(l2.getKind()), f.lease_seq = l2.getSeq();
+      if (l2.getIno() == a.ino) {
+        f.lease_kind = uint32_t(l2.getKind()), f.lease_seq = l2.getSeq();
+        f.lease_expires_ms =
+            to_grant(l2, r.getNowMs(), now_ms() - 1000, settings_.lease_margin_ms).expires_ms;
+      }
     if (!f.dirty) f.size = a.size, f.mtime = a.mtime, f.ctime = a.ctime;
   }
   InodeAttr local = a;
@@ -262,11 +296,52 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     }
     layout = it->second.layout;
   }
-  // close(2) reports write-out errors; close-to-open: the size goes to
-  // the MDS now, not only when the lease is revoked.
+  // Under fileWrite the write-out may follow close(2): another client's
+  // open revokes the lease and the revoke writes everything out first
+  // (close-to-open). Without the lease (or with sync_close), close reports
+  // write-out errors itself.
+  if (closers_ && holds_file_write(m)) {
+    closers_->post(m, [this, m, layout] { write_back(m, layout); });
+    fuse_reply_err(req, 0);
+    return;
+  }
   int err = data_ ? data_->flush(layout) : 0;
   if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
+}
+
+void Filesystem::settle_victim(uint64_t dir, const char *name) {
+  if (!closers_ || closers_->pending() == 0) return;
+  auto hit = cache_.lookup(dir, name, now_ms());
+  if (hit.found != LeaseCache::Found::kEntry) return;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    if (!open_.count(hit.entry.ino)) return;
+  }
+  closers_->drain();
+}
+
+bool Filesystem::holds_file_write(uint64_t ino) const {
+  std::lock_guard<std::mutex> l(open_mu_);
+  auto it = open_.find(ino);
+  return it != open_.end() && it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE);
+}
+
+int Filesystem::write_back(uint64_t ino, const FileLayout &layout) {
+  int err = data_ ? data_->flush(layout) : 0;
+  if (err < 0) {
+    log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
+                              ": writing a closed file's data out failed: " + std::strerror(-err) +
+                              " (the next fsync reports it)");
+    std::lock_guard<std::mutex> l(data_error_mu_);
+    if (data_error_ == 0) {
+      data_error_ = err;
+      data_error_what_ = "inode " + std::to_string(ino);
+    }
+    return err;
+  }
+  if (!async_report_size(ino)) err = report_size(nullptr, ino);
+  return err;
 }
 
 void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
@@ -287,9 +362,19 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   if (last && data_) {
     // Buffers go; the lease stays until revoked or expired (a reopen is
     // then free).
-    data_->flush(layout);
-    if (!async_report_size(m)) report_size(nullptr, m);
-    data_->forget(m);
+    auto done = [this, m, layout] {
+      write_back(m, layout);
+      {
+        std::lock_guard<std::mutex> l(open_mu_);
+        auto it = open_.find(m);
+        if (it != open_.end() && it->second.openers > 0) return;  // opened again
+      }
+      data_->forget(m);
+    };
+    if (closers_)
+      closers_->post(m, done);
+    else
+      done();
   }
   if (req) fuse_reply_err(req, 0);
 }
@@ -316,6 +401,10 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
         req, [&](fsproto::Request::Builder r) { r.initFsync().setIno(m); }, &err);
   std::string why;
   if (err == 0 && mds_.take_async_error(&why) < 0) err = -EIO;
+  if (err == 0) {
+    std::lock_guard<std::mutex> l(data_error_mu_);
+    if (data_error_ != 0) err = data_error_, data_error_ = 0;
+  }
   fuse_reply_err(req, -err);
 }
 
@@ -459,6 +548,7 @@ void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, 
 }
 
 int Filesystem::flush_everything(std::string *why) {
+  if (closers_) closers_->drain();
   std::vector<uint64_t> dirty;
   {
     std::lock_guard<std::mutex> l(open_mu_);
@@ -489,6 +579,14 @@ int Filesystem::flush_everything(std::string *why) {
   if (int e = mds_.take_async_error(&refused); e < 0 && first == 0) {
     first = -EIO;
     *why = "the MDS refused an asynchronous change: " + refused;
+  }
+  {
+    std::lock_guard<std::mutex> l(data_error_mu_);
+    if (data_error_ != 0 && first == 0) {
+      first = data_error_;
+      *why = data_error_what_ +
+             ": a closed file's data could not be written out: " + std::strerror(-data_error_);
+    }
   }
   return first;
 }

@@ -16,7 +16,13 @@
 namespace strata::fuse {
 
 Filesystem::Filesystem(MdsClient &mds, FileData *data, const MountSettings &settings, LogFn log)
-    : mds_(mds), data_(data), settings_(settings), log_(std::move(log)) {}
+    : mds_(mds), data_(data), settings_(settings), log_(std::move(log)) {
+  // Enough write-outs in flight to hide an object write's latency behind
+  // a program closing one small file after another.
+  if (!settings_.sync_close && data_) closers_ = std::make_unique<CloseWorkers>(8);
+}
+
+Filesystem::~Filesystem() { closers_.reset(); }
 
 void Filesystem::set_root(const InodeAttr &root) { root_ino_ = root.ino; }
 
@@ -98,7 +104,7 @@ void Filesystem::absorb(fsproto::Reply::Reader r, int64_t sent_ms) {
     }
     bool dir = a.type == FileType::kDirectory;
     if (leased) {
-      cache_.put_inode(a, g);
+      cache_.put_inode(a, g, 0, cover != a.ino ? cover : 0);
       if (dir && (g.kind == uint32_t(fsproto::LeaseKind::DIR_READ) ||
                   g.kind == uint32_t(fsproto::LeaseKind::DIR_WRITE)))
         cache_.put_dir_lease(a.ino, g, complete);
@@ -400,6 +406,7 @@ void Filesystem::make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 void Filesystem::unlink(fuse_req_t req, fuse_ino_t parent, const char *name, bool directory) {
   counters_.count(directory ? Op::kRmdir : Op::kUnlink);
   uint64_t dir = to_mds(parent);
+  settle_victim(dir, name);
   if (async_unlink(req, dir, name, directory)) {
     fuse_reply_err(req, 0);
     return;
@@ -430,6 +437,7 @@ void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
     return;
   }
   uint64_t from = to_mds(parent), to = to_mds(newparent);
+  settle_victim(to, newname);
   if (from == to && flags == 0 && async_rename(req, from, name, newname)) {
     fuse_reply_err(req, 0);
     return;

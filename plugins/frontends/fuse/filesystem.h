@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "close_workers.h"
 #include "file_data.h"
 #include "inode_table.h"
 #include "lease_cache.h"
@@ -41,8 +42,9 @@ struct OpenFile {
   uint64_t lease_seq = 0;
   uint64_t size = 0;  // authoritative while dirty (fileWrite)
   Time mtime, ctime;
-  bool dirty = false;    // size/mtime changed here, not yet reported
-  uint64_t version = 0;  // the inode's version at the last open (keep_cache)
+  bool dirty = false;            // size/mtime changed here, not yet reported
+  uint64_t version = 0;          // the inode's version at the last open (keep_cache)
+  int64_t lease_expires_ms = 0;  // our clock; the lease lets opens skip the MDS until then
   FileLayout layout;
 };
 
@@ -50,6 +52,7 @@ class Filesystem {
  public:
   using LogFn = std::function<void(int level, const std::string &)>;
   Filesystem(MdsClient &mds, FileData *data, const MountSettings &settings, LogFn log);
+  ~Filesystem();
 
   // After the Welcome: the mounted root.
   void set_root(const InodeAttr &root);
@@ -178,6 +181,20 @@ class Filesystem {
   void touch_dir(InodeAttr dir, int nlink_delta);
   // Every change submitted so far is safe (0), or why not.
   int settle_async(uint32_t timeout_ms, std::string *why);
+
+  // A closed file's data and size, written out (close_workers.h): on a
+  // CloseWorkers thread, or inline with sync_close. 0 or -errno.
+  int write_back(uint64_t ino, const FileLayout &layout);
+  // Whether this client holds ino's fileWrite lease (nobody else can see
+  // its data or size before a revoke makes us flush).
+  bool holds_file_write(uint64_t ino) const;
+  // Before dir/name goes away: a write-out of it still queued would
+  // write data objects after the MDS purged them (orphans), so wait.
+  void settle_victim(uint64_t dir, const char *name);
+  std::unique_ptr<CloseWorkers> closers_;  // null: sync_close
+  std::mutex data_error_mu_;
+  int data_error_ = 0;  // the first background write-out failure, for fsync
+  std::string data_error_what_;
 
   MdsClient &mds_;
   FileData *data_;  // null: no data path (every data op fails with EIO)

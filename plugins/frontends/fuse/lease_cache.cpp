@@ -4,15 +4,25 @@
 
 namespace strata::fuse {
 
-void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover) {
+void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover,
+                           uint64_t parent) {
   std::lock_guard<std::mutex> l(mu_);
   uint64_t gen = 0;
   if (cover != 0) {
     auto d = dirs_.find(cover);
     if (d == dirs_.end()) return;  // no lease to cache it under
     gen = d->second.generation;
+    parent = cover;
   }
-  inodes_[attr.ino] = CachedInode{attr, lease, cover, gen};
+  auto &c = inodes_[attr.ino];
+  if (parent == 0) parent = c.parent;
+  c = CachedInode{attr, lease, cover, gen, parent};
+}
+
+uint64_t LeaseCache::parent_of(uint64_t ino) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = inodes_.find(ino);
+  return it == inodes_.end() ? 0 : it->second.parent;
 }
 
 int64_t LeaseCache::expiry_locked(const CachedInode &c) const {

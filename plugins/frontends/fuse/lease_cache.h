@@ -51,7 +51,11 @@ class LeaseCache {
   // (an inode inline in its parent's dentry changes only after the MDS
   // revokes the parent's leases); 0: the inode's own lease. drop(cover)
   // forgets them with the directory.
-  void put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover = 0);
+  // `parent`: the directory the inode is inline in, when known (kept
+  // from an earlier put when 0 here); parent_of() names it.
+  void put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover = 0,
+                 uint64_t parent = 0);
+  uint64_t parent_of(uint64_t ino) const;
   std::optional<std::pair<InodeAttr, int64_t>> inode(uint64_t ino, int64_t now_ms) const;
   // The attributes changed under a lease the client still holds (its own
   // setattr, or a local size change under fileWrite).
@@ -134,6 +138,7 @@ class LeaseCache {
     LeaseGrant lease;  // its own (cover == 0)
     uint64_t cover = 0;
     uint64_t cover_generation = 0;
+    uint64_t parent = 0;
   };
   // When c's lease (its own or its directory's) runs out; 0: it did.
   int64_t expiry_locked(const CachedInode &c) const;

@@ -7,6 +7,46 @@
 
 namespace strata::fuse {
 
+const char *request_kind_name(size_t which) {
+  switch (fsproto::Request::Which(which)) {
+    case fsproto::Request::LOOKUP:
+      return "lookup";
+    case fsproto::Request::GETATTR:
+      return "getattr";
+    case fsproto::Request::SETATTR:
+      return "setattr";
+    case fsproto::Request::CREATE:
+      return "create";
+    case fsproto::Request::LINK:
+      return "link";
+    case fsproto::Request::UNLINK:
+      return "unlink";
+    case fsproto::Request::RENAME:
+      return "rename";
+    case fsproto::Request::READDIR:
+      return "readdir";
+    case fsproto::Request::SETXATTR:
+      return "setxattr";
+    case fsproto::Request::REMOVEXATTR:
+      return "removexattr";
+    case fsproto::Request::OPEN:
+      return "open";
+    case fsproto::Request::STATFS:
+      return "statfs";
+    case fsproto::Request::SETLOCK:
+      return "setlock";
+    case fsproto::Request::GETLOCK:
+      return "getlock";
+    case fsproto::Request::FSYNC:
+      return "fsync";
+    case fsproto::Request::LOOKUP_INO:
+      return "lookup_ino";
+    case fsproto::Request::RENEW_LEASES:
+      return "renew_leases";
+  }
+  return "other";
+}
+
 ReceivedMessage::ReceivedMessage(const void *payload, size_t len)
     : words_(kj::heapArray<capnp::word>((len + sizeof(capnp::word) - 1) / sizeof(capnp::word))) {
   if (len > 0) std::memcpy(words_.begin(), payload, len);
@@ -138,10 +178,13 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
 
 bool MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {
   auto r = m->root<fsproto::Reply>();
-  if (r.hasDelegated()) add_range_locked(r.getDelegated().getFirst(), r.getDelegated().getCount());
   auto it = pending_.find(r.getTid());
   if (it == pending_.end()) return false;  // a duplicate (replayed) answer
   Pending &p = it->second;
+  // A refill comes with the first answer to a request; a repeated answer
+  // (a resend served from the MDS's record) repeats the range: ignored.
+  if (!p.answered && r.hasDelegated())
+    add_range_locked(r.getDelegated().getFirst(), r.getDelegated().getCount());
   bool safe = r.getSafe() || !r.getUnsafe();
   if (p.async) {
     if (!p.answered) {
@@ -215,6 +258,7 @@ uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> 
   Pending &p = pending_[tid];
   p.request = capnp::messageToFlatArray(msg);
   p.async = true;
+  if (size_t(req.which()) < MdsClientStats::kKinds) ++stats_.async_by_kind[size_t(req.which())];
   ++stats_.requests;
   ++stats_.async_requests;
   ++stats_.waiting_now;
@@ -355,6 +399,7 @@ std::shared_ptr<ReceivedMessage> MdsClient::call(
   p.request = capnp::messageToFlatArray(msg);
   ++stats_.requests;
   ++stats_.waiting_now;
+  if (size_t(req.which()) < MdsClientStats::kKinds) ++stats_.sync_by_kind[size_t(req.which())];
   // What was submitted before goes first: the MDS runs a session's
   // messages in order.
   flush_batch_locked();

@@ -20,6 +20,7 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -86,7 +87,13 @@ struct MdsClientStats {
   uint64_t async_failed = 0;    // submitted, refused by the MDS
   uint64_t batches = 0;         // Batch messages sent
   uint64_t delegated_left = 0;  // inode numbers this client may still use
+  // By request kind (fsproto::Request::Which): waited for, and submitted.
+  static constexpr size_t kKinds = 24;
+  std::array<uint64_t, kKinds> sync_by_kind{}, async_by_kind{};
 };
+
+// The name of a request kind ("lookup", "create"...), for metrics.
+const char *request_kind_name(size_t which);
 
 class MdsClient {
  public:

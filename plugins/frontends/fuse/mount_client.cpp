@@ -181,7 +181,18 @@ std::string MountClient::metrics() const {
     << "# HELP strata_fuse_mds_requests_total Requests sent to the MDS.\n"
        "# TYPE strata_fuse_mds_requests_total counter\n"
     << "strata_fuse_mds_requests_total " << s.requests << "\n"
-    << "# HELP strata_fuse_mds_async_requests_total Changes answered locally and sent in "
+    << "# HELP strata_fuse_mds_requests_by_kind_total Requests sent to the MDS by kind, "
+       "waited for (sync) or answered locally and sent in batches (async).\n"
+       "# TYPE strata_fuse_mds_requests_by_kind_total counter\n";
+  for (size_t k = 0; k < MdsClientStats::kKinds; ++k) {
+    if (s.sync_by_kind[k])
+      o << "strata_fuse_mds_requests_by_kind_total{kind=\"" << request_kind_name(k)
+        << "\",mode=\"sync\"} " << s.sync_by_kind[k] << "\n";
+    if (s.async_by_kind[k])
+      o << "strata_fuse_mds_requests_by_kind_total{kind=\"" << request_kind_name(k)
+        << "\",mode=\"async\"} " << s.async_by_kind[k] << "\n";
+  }
+  o << "# HELP strata_fuse_mds_async_requests_total Changes answered locally and sent in "
        "batches (asynchronous metadata).\n"
        "# TYPE strata_fuse_mds_async_requests_total counter\n"
     << "strata_fuse_mds_async_requests_total " << s.async_requests << "\n"

@@ -25,6 +25,7 @@ struct MountSettings {
   uint32_t connect_timeout_ms = 15000;  // for the MDS's Welcome at mount time
   bool async_metadata = true;           // changes under a dirWrite lease go out in batches
   uint32_t batch_delay_us = 2000;       // how long a batch waits for company
+  bool sync_close = false;              // close(2) waits for the file's data
 };
 
 // The option specs the descriptor declares.
