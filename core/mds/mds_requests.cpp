@@ -20,6 +20,7 @@ constexpr uint32_t kDirLeases = (1u << kDirRead) | (1u << kDirWrite);
 constexpr uint32_t kFileLeases = (1u << kFileRead) | (1u << kFileWrite);
 constexpr uint32_t kAllLeases = kDirLeases | kFileLeases;
 constexpr uint32_t kDirWriteBit = 1u << kDirWrite;
+constexpr uint32_t kFileWriteBit = 1u << kFileWrite;
 constexpr size_t kNameMax = 255;
 constexpr size_t kSymlinkMax = 4095;
 constexpr size_t kXattrTotalMax = 64 * 1024;
@@ -259,11 +260,23 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   // attributes and the inodes inline in it may have changed in that
   // session's batches not yet sent: revoke it (the holder flushes first)
   // before this session sees any of them.
+  // Likewise another session's fileWrite on a file: its size and times
+  // are that session's until it reports them (it may write out a closed
+  // file in the background), so revoke it before showing the inode.
+  auto reveal_file = [&](const InodeRec &in) {
+    return is_dir(in) || clear_conflicts(sid, in.ino, kFileWriteBit);
+  };
   auto reveal = [&](const Loaded &l) {
-    bool ok = true;
+    bool ok = reveal_file(l.inode);
     if (is_dir(l.inode)) ok &= clear_conflicts(sid, l.inode.ino, kDirWriteBit);
     if (!l.table && l.loc.parent) ok &= clear_conflicts(sid, l.loc.parent, kDirWriteBit);
     return ok;
+  };
+  // Granting fileWrite on an inode inline in a directory: other sessions
+  // may cache its attributes under their lease on the directory, and they
+  // change here without the MDS seeing it: revoke those first.
+  auto before_file_write = [&](const Loaded &l) {
+    return l.table || !l.loc.parent || clear_conflicts(sid, l.loc.parent, kDirLeases);
   };
   // A loaded inode, or false with the failure to report (or `waiting`).
   // Locks pass expose=false: they do not look at the inode's contents.
@@ -319,6 +332,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (!*d) return o.fail(ENOENT, "no entry " + name), true;
       auto child = resolve(dir.inode.ino, **d);
       if (!child.ok()) return o.fail(EIO, child.status().message()), true;
+      if (!reveal_file(child->inode)) return false;
       o.inode = child->inode;
       return true;
     }
@@ -422,6 +436,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         if (want == kFileRead || want == kFileWrite) {
           uint32_t mask = want == kFileWrite ? kFileLeases : (1u << kFileWrite);
           if (!clear_conflicts(sid, child->inode.ino, mask)) return false;
+          if (want == kFileWrite && !before_file_write(*child)) return false;
           lease_out(child->inode.ino, grant(sid, child->inode.ino, want));
         }
         o.inode = child->inode;
@@ -691,12 +706,15 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       std::string after = name_of(q.getAfter());
       auto page = store_.list(dir.inode.ino, after, max);
       if (!page.ok()) return o.fail(EIO, page.status().message()), true;
+      bool revealed = true;
       for (const DentryRec &d : page->entries) {
         auto r = resolve(dir.inode.ino, d);
         if (!r.ok()) return o.fail(EIO, r.status().message()), true;
         if (!d.remote) cache_.put_dentry(dir.inode.ino, d);
+        revealed &= reveal_file(r->inode);
         o.entries.push_back(EntryOut{d.name, r->inode});
       }
+      if (!revealed) return false;
       o.end = page->end;
       LeaseHeld &l = grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino));
       if (after.empty()) l.listing = true;
@@ -766,6 +784,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       }
       uint32_t mask = kind == kFileWrite ? kFileLeases : (1u << kFileWrite);
       if (!clear_conflicts(sid, l.inode.ino, mask)) return false;
+      if (kind == kFileWrite && !before_file_write(l)) return false;
       // A reader after the writer: the writer's flushed size is in the inode now.
       auto fresh = load(l.inode.ino);
       if (fresh.ok()) l = *fresh;

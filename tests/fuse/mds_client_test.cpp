@@ -379,3 +379,28 @@ TEST_CASE("async: after a failover, submitted requests not yet safe are replayed
   reply(c, 3, true);
   CHECK(c.wait_safe(3, 1000) == 0);
 }
+
+// Regression: with a batch queued when the connection dropped, the
+// flusher spun holding the client's lock and the reconnect never got in.
+TEST_CASE("async: a batch queued across a disconnect does not keep the reconnect out") {
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/1000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  submit_getattr(c, 1);
+  c.on_disconnected();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the delay
+  auto reconnect = std::async(std::launch::async, [&] {
+    c.on_connected();
+    welcome(c, 7, 0);
+  });
+  REQUIRE(reconnect.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  // Sent once: as a Request after the Welcome, or in the Batch before the drop.
+  size_t sent = 0;
+  for (size_t i = 0; i < t.count(); ++i) {
+    Sent s = t.wait(i);
+    if (s.type == fsproto::MSG_REQUEST) sent++;
+    if (s.type == fsproto::MSG_BATCH) sent += s.msg->root<fsproto::Batch>().getRequests().size();
+  }
+  CHECK(sent >= 1);
+}

@@ -215,6 +215,16 @@ void LeaseCache::renewed(uint64_t ino, const LeaseGrant &lease) {
     c->second.lease.expires_ms = std::max(c->second.lease.expires_ms, lease.expires_ms);
 }
 
+std::vector<uint64_t> LeaseCache::covered(uint64_t dir) const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::vector<uint64_t> out;
+  auto d = dirs_.find(dir);
+  if (d == dirs_.end()) return out;
+  for (const auto &[ino, c] : inodes_)
+    if (c.cover == dir && c.cover_generation == d->second.generation) out.push_back(ino);
+  return out;
+}
+
 std::vector<std::string> LeaseCache::names(uint64_t dir) const {
   std::lock_guard<std::mutex> l(mu_);
   std::vector<std::string> out;

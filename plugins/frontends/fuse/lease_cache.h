@@ -111,6 +111,10 @@ class LeaseCache {
   // The MDS renewed a lease (same kind and seq): it runs to the new time.
   void renewed(uint64_t ino, const LeaseGrant &lease);
 
+  // The inodes cached under dir's lease (whose kernel attributes a revoke
+  // of that lease must invalidate too).
+  std::vector<uint64_t> covered(uint64_t dir) const;
+
   // The names cached in dir (the kernel entries to invalidate on revoke).
   std::vector<std::string> names(uint64_t dir) const;
 

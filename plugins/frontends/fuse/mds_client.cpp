@@ -306,7 +306,9 @@ void MdsClient::flusher_loop() {
   std::unique_lock<std::mutex> l(mu_);
   const auto delay = std::chrono::microseconds(settings_.batch_delay_us);
   while (!closing_) {
-    if (batch_.empty()) {
+    // Nothing to send, or nowhere to send it (the Welcome resends what
+    // was queued, one by one).
+    if (batch_.empty() || !connected_ || !welcomed_) {
       flush_cv_.wait(l);
       continue;
     }

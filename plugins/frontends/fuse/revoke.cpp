@@ -25,6 +25,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     out[i].setKind(l.getKind());
     out[i].setSeq(l.getSeq());
     std::vector<std::string> names = cache_.names(ino);
+    std::vector<uint64_t> covered = cache_.covered(ino);
     cache_.drop(ino);
     {
       std::lock_guard<std::mutex> g(se_mu_);
@@ -33,6 +34,10 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
         for (const std::string &n : names)
           fuse_lowlevel_notify_inval_entry(se_, fino, n.data(), n.size());
         fuse_lowlevel_notify_inval_inode(se_, fino, 0, 0);
+        // The kernel holds their attributes for as long as this lease
+        // was to last: they go too (a negative offset keeps the pages,
+        // which their own leases and opens look after).
+        for (uint64_t c : covered) fuse_lowlevel_notify_inval_inode(se_, to_fuse(c), -1, 0);
       }
     }
     bool file = l.getKind() == fsproto::LeaseKind::FILE_READ ||
