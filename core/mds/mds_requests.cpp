@@ -193,9 +193,9 @@ bool MdsServer::dir_empty(Ino dir) {
 // One link of `victim` went away (unlink, rename over it): its nlink drops;
 // at zero it goes, to the stray directory while a client has it open.
 // The caller already removed the dentry.
-void MdsServer::drop_link(MetaUpdate &u, Loaded &victim) {
+void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
   InodeRec &in = victim.inode;
-  in.ctime = now_time();
+  in.ctime = now;
   in.version++;
   if (is_dir(in)) {
     in.nlink = 0;
@@ -250,6 +250,13 @@ void MdsServer::maybe_purge_stray(Ino ino) {
 
 bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   const Cred cred = cred_of(req.getCaller());
+  // The client's time for a change it already showed (fs.capnp,
+  // Request.time), else ours.
+  const Time stamp = [&] {
+    if (req.hasTime() && (req.getTime().getSec() != 0 || req.getTime().getNsec() != 0))
+      return time_from_proto(req.getTime());
+    return now_time();
+  }();
   const uint64_t sid = s.id;
   auto lease_out = [&](Ino ino, const LeaseHeld &l) {
     o.leases.push_back(LeaseOut{ino, l.kind, l.seq, l.expires, l.complete});
@@ -374,15 +381,18 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
           !owner && !may(in, cred, 2))
         return o.fail(EACCES, "touch: no write permission"), true;
       if (!clear_inode(l)) return false;
-      Time now = now_time();
-      if (mask & fsproto::SetAttr::MASK_MODE) {
-        in.mode = a.getMode() & 07777;
-        if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
-      }
+      Time now = stamp;
+      // Ownership first, then the mode: one request with both is a chown
+      // followed by a chmod (as a client's merged setattrs mean it), so
+      // the mode's set-id bits survive the chown's clearing of them.
       if ((mask & (fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID)) && !is_dir(in))
         in.mode &= ~06000u;
       if (mask & fsproto::SetAttr::MASK_UID) in.uid = a.getUid();
       if (mask & fsproto::SetAttr::MASK_GID) in.gid = a.getGid();
+      if (mask & fsproto::SetAttr::MASK_MODE) {
+        in.mode = a.getMode() & 07777;
+        if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
+      }
       if (mask & fsproto::SetAttr::MASK_SIZE) {
         if (a.getSize() != in.size) in.mtime = now;
         in.size = a.getSize();
@@ -446,7 +456,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (!clear_conflicts(sid, dir.inode.ino, kDirLeases)) return false;
       if (!dir.table && dir.loc.parent && !clear_conflicts(sid, dir.loc.parent, kDirLeases))
         return false;
-      Time now = now_time();
+      Time now = stamp;
       InodeRec in;
       in.ino = chosen ? chosen : ino_next_++;
       in.type = type;
@@ -508,7 +518,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       bool ok = clear_conflicts(sid, dir.inode.ino, kDirLeases);
       ok &= clear_inode(target);
       if (!ok) return false;
-      Time now = now_time();
+      Time now = stamp;
       InodeRec &in = target.inode;
       in.nlink++;
       in.ctime = now;
@@ -569,10 +579,10 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (vdir) ok &= clear_conflicts(sid, victim->inode.ino, kDirLeases);
       if (!dir.table && dir.loc.parent) ok &= clear_conflicts(sid, dir.loc.parent, kDirLeases);
       if (!ok) return false;
-      Time now = now_time();
+      Time now = stamp;
       remove_dentry(o.update, dir.inode.ino, name);
       Loaded v = *victim;
-      drop_link(o.update, v);
+      drop_link(o.update, v, stamp);
       touch_dir(dir, now);
       if (vdir) dir.inode.nlink--;
       put_inode(o.update, dir);
@@ -646,7 +656,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       ok &= clear_conflicts(sid, ddir.inode.ino, kDirLeases);
       if (dst && is_dir(dst->inode)) ok &= clear_conflicts(sid, dst->inode.ino, kDirLeases);
       if (!ok) return false;
-      Time now = now_time();
+      Time now = stamp;
       Loaded s2 = *src;
       s2.inode.ctime = now;
       s2.inode.version++;
@@ -669,7 +679,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         }
       } else if (dst) {
         Loaded v = *dst;
-        drop_link(o.update, v);
+        drop_link(o.update, v, stamp);
         o.replaced = v.inode;
         if (is_dir(v.inode)) ddir.inode.nlink--;
       }
@@ -760,7 +770,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         if (!clear_inode(l)) return false;
         xs.erase(name);
       }
-      l.inode.ctime = now_time();
+      l.inode.ctime = stamp;
       l.inode.version++;
       put_inode(o.update, l);
       o.mutated = true;

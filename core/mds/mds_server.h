@@ -221,7 +221,7 @@ class MdsServer {
   void remove_dentry(MetaUpdate &u, Ino dir, const std::string &name);
   void commit(Session &s, uint64_t tid, MetaUpdate u, std::string final_payload);
   bool dir_empty(Ino dir);
-  void drop_link(MetaUpdate &u, Loaded &victim);
+  void drop_link(MetaUpdate &u, Loaded &victim, Time now);
   void maybe_purge_stray(Ino ino);
 
   // Leases.

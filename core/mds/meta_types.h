@@ -114,8 +114,8 @@ struct MetaUpdate {
   // their fragment objects once the dentry removal is applied.
   std::vector<Ino> removed_dirs;
   bool empty() const {
-    return dentries.empty() && inodes.empty() && !ino_next && sessions.empty() &&
-           purges.empty() && removed_dirs.empty();
+    return dentries.empty() && inodes.empty() && !ino_next && sessions.empty() && purges.empty() &&
+           removed_dirs.empty();
   }
 };
 

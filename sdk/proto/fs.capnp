@@ -226,6 +226,13 @@ struct Request {
     lookupIno @18 :LookupIno; # by inode number (NFS-style handles, hard links)
     renewLeases @19 :RenewLeases;
   }
+  # A request the client already answered (asynchronous, in a Batch)
+  # carries the time it told the application: the MDS stamps what the
+  # request changes (a new inode's times, the parents' mtime and ctime,
+  # a changed inode's ctime) with it instead of its own clock, so that
+  # the attributes the client showed are the ones that stay. Unset (sec
+  # and nsec 0): the MDS's clock.
+  time @20 :Timespec;
 }
 
 struct Lookup {

@@ -74,6 +74,7 @@ for i in range(rounds):
     os.mkdir(os.path.join(a, d))
     write_a(os.path.join(d, "x"), b"x")
     check(os.listdir(os.path.join(b, d)) == ["x"], f"round {i}: B's listing of {d}")
+    check(read_b(os.path.join(d, "x")) == b"x", f"round {i}: B reads stale content of {d}/x")
     os.unlink(os.path.join(a, d, "x"))
     os.rmdir(os.path.join(a, d))
     gone_on_b(d, f"round {i} rmdir")
@@ -82,6 +83,41 @@ for i in range(rounds):
     gone_on_b(g, f"round {i} unlink")
     if len(failures) > 20:
         break
+# Asynchronous metadata: in a directory A made, A's creates, setattrs,
+# renames and unlinks return before the MDS has them, and its closed
+# files are written out later. B looking inside revokes A's lease, which
+# sends and waits for all of it first.
+many_a, many_b = os.path.join(a, "many"), os.path.join(b, "many")
+os.mkdir(many_a)
+expect = {}
+for j in range(60):
+    data = f"file {j} ".encode() * (j * 13 + 1)
+    write_a(os.path.join("many", f"t{j}"), data)
+    os.chmod(os.path.join(many_a, f"t{j}"), 0o640)
+    if j % 3 == 0:
+        os.rename(os.path.join(many_a, f"t{j}"), os.path.join(many_a, f"r{j}"))
+        expect[f"r{j}"] = data
+    elif j % 3 == 1:
+        os.unlink(os.path.join(many_a, f"t{j}"))
+    else:
+        expect[f"t{j}"] = data
+os.mkdir(os.path.join(many_a, "sub"))
+write_a(os.path.join("many", "sub", "deep"), b"deep")
+check(sorted(os.listdir(many_b)) == sorted(list(expect) + ["sub"]),
+      "B's listing of a directory A filled asynchronously")
+for name, data in expect.items():
+    st = os.stat(os.path.join(many_b, name))
+    check(st.st_size == len(data), f"B stats {name} at {st.st_size} bytes, not {len(data)}")
+    check(st.st_mode & 0o777 == 0o640, f"B sees mode {oct(st.st_mode & 0o777)} on {name}")
+    check(read_b(os.path.join("many", name)) == data, f"B reads stale content of many/{name}")
+check(read_b(os.path.join("many", "sub", "deep")) == b"deep", "B reads many/sub/deep")
+for name in expect:
+    os.unlink(os.path.join(many_a, name))
+os.unlink(os.path.join(many_a, "sub", "deep"))
+os.rmdir(os.path.join(many_a, "sub"))
+os.rmdir(many_a)
+check(not os.path.exists(many_b), "B still sees the directory A removed")
+
 check(os.listdir(b) == [], f"B lists leftovers: {os.listdir(b)}")
 if failures:
     print(f"two_clients: {len(failures)} stale views", file=sys.stderr)

@@ -404,3 +404,42 @@ TEST_CASE("async: a batch queued across a disconnect does not keep the reconnect
   }
   CHECK(sent >= 1);
 }
+
+TEST_CASE("async: adjacent setattrs of one inode go as one, unless a chown follows a chmod") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  auto setattr = [&](uint64_t ino, uint32_t mask, uint32_t mode, int64_t mtime) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      auto a = b.initSetattr();
+      a.setIno(ino);
+      auto x = a.initAttr();
+      x.setMask(mask);
+      x.setMode(mode);
+      x.setUid(42);
+      x.initMtime().setSec(mtime);
+    });
+  };
+  uint64_t t1 = setattr(5, SA::MASK_MTIME, 0, 100);
+  uint64_t t2 = setattr(5, SA::MASK_UID, 0, 0);       // chown: merged
+  uint64_t t3 = setattr(5, SA::MASK_MODE, 04755, 0);  // chmod after it: merged
+  uint64_t t4 = setattr(5, SA::MASK_UID, 0, 0);       // chown after a chmod: not
+  uint64_t t5 = setattr(6, SA::MASK_MTIME, 0, 200);   // another inode: not
+  CHECK(t1 == t2);
+  CHECK(t2 == t3);
+  CHECK(t4 != t3);
+  CHECK(t5 != t4);
+  c.flush_batch();
+  auto reqs = t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  REQUIRE(reqs.size() == 3);
+  auto a = reqs[0].getSetattr().getAttr();
+  CHECK(a.getMask() == (SA::MASK_MTIME | SA::MASK_UID | SA::MASK_MODE));
+  CHECK(a.getMode() == 04755);
+  CHECK(a.getUid() == 42);
+  CHECK(a.getMtime().getSec() == 100);
+  CHECK(reqs[1].getSetattr().getAttr().getMask() == SA::MASK_UID);
+  CHECK(reqs[2].getSetattr().getIno() == 6);
+  CHECK(c.stats().async_merged == 2);
+}

@@ -94,16 +94,17 @@ bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
   return true;
 }
 
-void Filesystem::submit(const Caller &c,
+void Filesystem::submit(const Caller &c, const Time &stamp,
                         const std::function<void(fsproto::Request::Builder)> &fill) {
   mds_.submit([&](fsproto::Request::Builder r) {
     fill_caller(c, r);
+    fill_time(r.initTime(), stamp);
     fill(r);
   });
 }
 
-void Filesystem::touch_dir(InodeAttr dir, int nlink_delta) {
-  dir.mtime = dir.ctime = now_time();
+void Filesystem::touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp) {
+  dir.mtime = dir.ctime = stamp;
   dir.nlink = uint32_t(int64_t(dir.nlink) + nlink_delta);
   ++dir.version;
   cache_.update_inode(dir);
@@ -134,7 +135,8 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   a.gid = (parent.mode & 02000) ? parent.gid : c.gid;
   if (type == FileType::kDirectory && (parent.mode & 02000)) a.mode |= 02000;
   a.nlink = type == FileType::kDirectory ? 2 : 1;
-  a.atime = a.mtime = a.ctime = a.btime = now_time();
+  const Time stamp = now_time();
+  a.atime = a.mtime = a.ctime = a.btime = stamp;
   a.rdev = uint32_t(rdev);
   if (symlink_target) {
     a.symlink_target = symlink_target;
@@ -144,7 +146,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   a.data_pool = parent.data_pool;
   a.version = 1;
 
-  submit(c, [&](fsproto::Request::Builder r) {
+  submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto q = r.initCreate();
     q.setParent(dir);
     q.setName(bytes_of(name));
@@ -169,7 +171,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
                          true);
     cache_.mark_new(ino);
   }
-  touch_dir(parent, type == FileType::kDirectory ? 1 : 0);
+  touch_dir(parent, type == FileType::kDirectory ? 1 : 0, stamp);
   *out = a;
   return true;
 }
@@ -198,7 +200,8 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
     auto it = open_.find(v.ino);
     if (it != open_.end() && it->second.openers > 0) return false;  // purged on close
   }
-  submit(c, [&](fsproto::Request::Builder r) {
+  const Time stamp = now_time();
+  submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto u = r.initUnlink();
     u.setParent(dir);
     u.setName(bytes_of(name));
@@ -212,10 +215,10 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
     // cache): an unlinked inode's setattr is answered here (async_setattr).
     InodeAttr gone = v;
     gone.nlink = 0;
-    gone.ctime = now_time();
+    gone.ctime = stamp;
     cache_.update_inode(gone);
   }
-  touch_dir(parent, is_dir ? -1 : 0);
+  touch_dir(parent, is_dir ? -1 : 0, stamp);
   return true;
 }
 
@@ -247,7 +250,8 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, co
   Caller c = caller_of(req);
   if (!may(parent, c, 3)) return false;
   if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid) return false;
-  submit(c, [&](fsproto::Request::Builder r) {
+  const Time stamp = now_time();
+  submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto n = r.initRename();
     n.setParent(dir);
     n.setName(bytes_of(name));
@@ -257,10 +261,10 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, co
   cache_.renamed(dir, name, dir, newname, 0);
   if (replaced) cache_.drop(replaced->ino);
   InodeAttr m = moving->first;
-  m.ctime = now_time();
+  m.ctime = stamp;
   ++m.version;
   cache_.update_inode(m);
-  touch_dir(parent, 0);
+  touch_dir(parent, 0, stamp);
   return true;
 }
 
@@ -339,7 +343,7 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
   a.ctime = ctime;
   ++a.version;
 
-  submit(c, [&](fsproto::Request::Builder r) {
+  submit(c, now, [&](fsproto::Request::Builder r) {
     auto s = r.initSetattr();
     s.setIno(ino);
     auto b = s.initAttr();
@@ -381,7 +385,7 @@ bool Filesystem::async_report_size(uint64_t ino) {
     it->second.dirty = false;
   }
   int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
-  submit(Caller{}, [&](fsproto::Request::Builder r) {
+  submit(Caller{}, ctime, [&](fsproto::Request::Builder r) {
     auto s = r.initSetattr();
     s.setIno(ino);
     auto a = s.initAttr();

@@ -176,9 +176,11 @@ class Filesystem {
                      InodeAttr *out);
   // ino's size and times under fileWrite, without waiting; false: go synchronous.
   bool async_report_size(uint64_t ino);
-  void submit(const Caller &c, const std::function<void(fsproto::Request::Builder)> &fill);
+  // stamp: the time the change was shown with (the MDS stamps it too).
+  void submit(const Caller &c, const Time &stamp,
+              const std::function<void(fsproto::Request::Builder)> &fill);
   // The parent's attributes after a change in it made here.
-  void touch_dir(InodeAttr dir, int nlink_delta);
+  void touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp);
   // Every change submitted so far is safe (0), or why not.
   int settle_async(uint32_t timeout_ms, std::string *why);
 

@@ -246,12 +246,67 @@ bool MdsClient::take_ino(uint64_t *ino) {
   return true;
 }
 
+namespace {
+
+// Two setattrs of one inode by one caller, the second right after the
+// first in the same unsent batch, become one (tar sends utimens, chown and
+// chmod, the kernel the times again: each would be a journaled update).
+// Not when the first sets the mode and the second the owner: the MDS
+// applies a request's owner before its mode (a chown clears set-id bits).
+bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader second,
+                   capnp::MessageBuilder &out) {
+  using SA = fsproto::SetAttr;
+  if (first.which() != fsproto::Request::SETATTR || second.which() != fsproto::Request::SETATTR)
+    return false;
+  auto a = first.getSetattr(), b = second.getSetattr();
+  if (a.getIno() != b.getIno()) return false;
+  auto ca = first.getCaller(), cb = second.getCaller();
+  if (ca.getUid() != cb.getUid() || ca.getGid() != cb.getGid()) return false;
+  uint32_t ma = a.getAttr().getMask(), mb = b.getAttr().getMask();
+  if ((ma & SA::MASK_MODE) && (mb & (SA::MASK_UID | SA::MASK_GID))) return false;
+  // "now" flags are the MDS's clock: keep those requests whole.
+  if ((ma | mb) & (SA::MASK_ATIME_NOW | SA::MASK_MTIME_NOW)) return false;
+  out.setRoot(first);
+  auto r = out.getRoot<fsproto::Request>();
+  if (second.hasTime()) r.setTime(second.getTime());
+  auto m = r.getSetattr().getAttr();
+  auto n = b.getAttr();
+  if (mb & SA::MASK_MODE) m.setMode(n.getMode());
+  if (mb & SA::MASK_UID) m.setUid(n.getUid());
+  if (mb & SA::MASK_GID) m.setGid(n.getGid());
+  if (mb & SA::MASK_SIZE) m.setSize(n.getSize());
+  if (mb & SA::MASK_ATIME) m.setAtime(n.getAtime());
+  if (mb & SA::MASK_MTIME) m.setMtime(n.getMtime());
+  if (mb & SA::MASK_CTIME) m.setCtime(n.getCtime());
+  if (mb & SA::MASK_BLOCKS) m.setBlocks(n.getBlocks());
+  m.setMask(ma | mb);
+  return true;
+}
+
+}  // namespace
+
 uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill) {
   capnp::MallocMessageBuilder msg;
   auto req = msg.initRoot<fsproto::Request>();
   fill(req);
   std::lock_guard<std::mutex> l(mu_);
   if (closing_) return 0;
+  if (!batch_.empty() && req.which() == fsproto::Request::SETATTR) {
+    auto last = pending_.find(batch_.back());
+    if (last != pending_.end()) {
+      capnp::FlatArrayMessageReader before(last->second.request.asPtr());
+      capnp::MallocMessageBuilder merged;
+      auto prev = before.getRoot<fsproto::Request>();
+      if (merge_setattr(prev, req.asReader(), merged)) {
+        merged.getRoot<fsproto::Request>().setTid(last->first);
+        last->second.request = capnp::messageToFlatArray(merged);
+        ++stats_.async_merged;
+        if (size_t(req.which()) < MdsClientStats::kKinds)
+          ++stats_.async_by_kind[size_t(req.which())];
+        return last->first;
+      }
+    }
+  }
   uint64_t tid = next_tid_++;
   req.setTid(tid);
   req.setReplay(false);

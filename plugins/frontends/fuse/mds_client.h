@@ -86,6 +86,7 @@ struct MdsClientStats {
   uint64_t async_unsafe = 0;    // submitted, not yet safe
   uint64_t async_failed = 0;    // submitted, refused by the MDS
   uint64_t batches = 0;         // Batch messages sent
+  uint64_t async_merged = 0;    // setattrs merged into the one before them
   uint64_t delegated_left = 0;  // inode numbers this client may still use
   // By request kind (fsproto::Request::Which): waited for, and submitted.
   static constexpr size_t kKinds = 24;
