@@ -84,8 +84,9 @@ std::string dir_of_config(const std::string &file) {
   return p.parent_path().empty() ? "." : p.parent_path().string();
 }
 
-// The section a --set key belongs in: the list that declares it, else
-// [osd] (plugin options are the OSDs' business).
+// The section a --set key belongs in: the list that declares it ([mds]
+// for the MDS's, e.g. mds_cache_memory_limit), else [osd] (plugin options
+// are the OSDs' business).
 std::string section_for(const std::string &key) {
   auto in = [&](const std::vector<strata_option_spec> &specs) {
     return std::any_of(specs.begin(), specs.end(),
@@ -94,6 +95,7 @@ std::string section_for(const std::string &key) {
   if (in(cluster::global_options()) || key == "log_level" || key == "plugin_path") return "global";
   if (in(cluster::mon_options())) return "mon";
   if (in(cluster::client_options())) return "client";
+  if (in(cluster::mds_options())) return "mds";
   return "osd";
 }
 
@@ -128,7 +130,7 @@ Status write_config(const Layout &L, const UpArgs &a, const std::string &fsid, u
   std::ofstream out(L.conf());
   out << "# Made by `strata up`. Every cluster command reads it with --conf " << L.conf()
       << "\n# (or STRATA_CONF=" << L.conf() << ").\n";
-  for (const char *name : {"global", "mon", "osd", "client"}) {
+  for (const char *name : {"global", "mon", "osd", "mds", "client"}) {
     if (!sections.count(name)) continue;
     out << "\n[" << name << "]\n";
     for (auto &[k, v] : sections[name]) out << k << " = " << v << "\n";
