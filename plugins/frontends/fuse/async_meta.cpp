@@ -386,19 +386,7 @@ bool Filesystem::async_report_size(uint64_t ino) {
   }
   int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
   submit(Caller{}, ctime, [&](fsproto::Request::Builder r) {
-    auto s = r.initSetattr();
-    s.setIno(ino);
-    auto a = s.initAttr();
-    uint32_t mask =
-        fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME | fsproto::SetAttr::MASK_CTIME;
-    a.setSize(size);
-    fill_time(a.initMtime(), mtime);
-    fill_time(a.initCtime(), ctime);
-    if (blocks >= 0) {
-      mask |= fsproto::SetAttr::MASK_BLOCKS;
-      a.setBlocks(uint64_t(blocks));
-    }
-    a.setMask(mask);
+    fill_size_report(r, ino, size, mtime, ctime, blocks);
   });
   if (auto c = cache_.inode(ino, now_ms())) {
     InodeAttr a = c->first;

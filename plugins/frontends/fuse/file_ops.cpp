@@ -120,13 +120,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
           valid_seconds(a.ino) > 0 ? now_ms() + int64_t(valid_seconds(a.ino) * 1000) : 0;
       f.size = 0, f.mtime = a.mtime, f.ctime = a.ctime;
     }
-    fuse_entry_param e = entry_of(a, valid_seconds(a.ino));
-    inodes_.looked_up(a.ino);
-    fi->fh = 0;
-    if (fuse_reply_create(req, &e, fi) != 0) {
-      inodes_.forget(a.ino, 1);
-      release(nullptr, e.ino);
-    }
+    reply_create(req, a, fi);
     return;
   }
   int err = 0;
@@ -164,6 +158,10 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
       }
     if (!f.dirty) f.size = a.size, f.mtime = a.mtime, f.ctime = a.ctime;
   }
+  reply_create(req, a, fi);
+}
+
+void Filesystem::reply_create(fuse_req_t req, const InodeAttr &a, fuse_file_info *fi) {
   InodeAttr local = a;
   overlay_local(&local);
   fuse_entry_param e = entry_of(local, valid_seconds(a.ino));
@@ -253,21 +251,7 @@ int Filesystem::report_size(fuse_req_t req, uint64_t ino) {
   int err = 0;
   request(
       req,
-      [&](fsproto::Request::Builder r) {
-        auto s = r.initSetattr();
-        s.setIno(ino);
-        auto a = s.initAttr();
-        uint32_t mask = fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME |
-                        fsproto::SetAttr::MASK_CTIME;
-        a.setSize(size);
-        fill_time(a.initMtime(), mtime);
-        fill_time(a.initCtime(), ctime);
-        if (blocks >= 0) {
-          mask |= fsproto::SetAttr::MASK_BLOCKS;
-          a.setBlocks(uint64_t(blocks));
-        }
-        a.setMask(mask);
-      },
+      [&](fsproto::Request::Builder r) { fill_size_report(r, ino, size, mtime, ctime, blocks); },
       &err);
   if (err == 0) {
     std::lock_guard<std::mutex> l(open_mu_);

@@ -145,6 +145,8 @@ class Filesystem {
   void overlay_local(InodeAttr *a) const;
   fuse_entry_param entry_of(const InodeAttr &a, double valid_s);
   void reply_entry(fuse_req_t req, const InodeAttr &a);
+  // Answers a create with the new file open (undone if the kernel is gone).
+  void reply_create(fuse_req_t req, const InodeAttr &a, fuse_file_info *fi);
   double valid_seconds(uint64_t ino) const;
   // Reports a file's dirty size/mtime with a setattr. 0 or -errno.
   int report_size(fuse_req_t req, uint64_t ino);

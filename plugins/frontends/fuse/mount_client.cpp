@@ -192,42 +192,30 @@ std::string MountClient::metrics() const {
       o << "strata_fuse_mds_requests_by_kind_total{kind=\"" << request_kind_name(k)
         << "\",mode=\"async\"} " << s.async_by_kind[k] << "\n";
   }
-  o << "# HELP strata_fuse_mds_async_requests_total Changes answered locally and sent in "
-       "batches (asynchronous metadata).\n"
-       "# TYPE strata_fuse_mds_async_requests_total counter\n"
-    << "strata_fuse_mds_async_requests_total " << s.async_requests << "\n"
-    << "# HELP strata_fuse_mds_async_merged_total Setattrs merged into the one queued before "
-       "them.\n"
-       "# TYPE strata_fuse_mds_async_merged_total counter\n"
-    << "strata_fuse_mds_async_merged_total " << s.async_merged << "\n"
-    << "# HELP strata_fuse_mds_batches_total Batch messages sent to the MDS.\n"
-       "# TYPE strata_fuse_mds_batches_total counter\n"
-    << "strata_fuse_mds_batches_total " << s.batches << "\n"
-    << "# HELP strata_fuse_mds_async_refused_total Asynchronous changes the MDS refused.\n"
-       "# TYPE strata_fuse_mds_async_refused_total counter\n"
-    << "strata_fuse_mds_async_refused_total " << s.async_failed << "\n"
-    << "# HELP strata_fuse_mds_async_unsafe Asynchronous changes not yet safe.\n"
-       "# TYPE strata_fuse_mds_async_unsafe gauge\n"
-    << "strata_fuse_mds_async_unsafe " << s.async_unsafe << "\n"
-    << "# HELP strata_fuse_delegated_inodes Inode numbers the MDS delegated, not yet used.\n"
-       "# TYPE strata_fuse_delegated_inodes gauge\n"
-    << "strata_fuse_delegated_inodes " << s.delegated_left << "\n"
-    << "# HELP strata_fuse_mds_round_trips_total Requests the client waited for an MDS reply "
-       "on.\n"
-       "# TYPE strata_fuse_mds_round_trips_total counter\n"
-    << "strata_fuse_mds_round_trips_total " << s.round_trips << "\n"
-    << "# HELP strata_fuse_mds_replayed_total Requests replayed after a reconnect.\n"
-       "# TYPE strata_fuse_mds_replayed_total counter\n"
-    << "strata_fuse_mds_replayed_total " << s.replayed << "\n"
-    << "# HELP strata_fuse_unsafe_requests Requests answered unsafe, not yet safe.\n"
-       "# TYPE strata_fuse_unsafe_requests gauge\n"
-    << "strata_fuse_unsafe_requests " << s.unsafe_now << "\n"
-    << "# HELP strata_fuse_cache_entries Directory entries in the lease cache.\n"
-       "# TYPE strata_fuse_cache_entries gauge\n"
-    << "strata_fuse_cache_entries " << c.entries << "\n"
-    << "# HELP strata_fuse_cache_inodes Inodes in the lease cache.\n"
-       "# TYPE strata_fuse_cache_inodes gauge\n"
-    << "strata_fuse_cache_inodes " << c.inodes << "\n";
+  // One metric: its HELP and TYPE lines, then its value.
+  auto metric = [&](const char *name, const char *type, uint64_t value, const char *help) {
+    o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n"
+      << name << " " << value << "\n";
+  };
+  metric("strata_fuse_mds_async_requests_total", "counter", s.async_requests,
+         "Changes answered locally and sent in batches (asynchronous metadata).");
+  metric("strata_fuse_mds_async_merged_total", "counter", s.async_merged,
+         "Setattrs merged into the one queued before them.");
+  metric("strata_fuse_mds_batches_total", "counter", s.batches, "Batch messages sent to the MDS.");
+  metric("strata_fuse_mds_async_refused_total", "counter", s.async_failed,
+         "Asynchronous changes the MDS refused.");
+  metric("strata_fuse_mds_async_unsafe", "gauge", s.async_unsafe,
+         "Asynchronous changes not yet safe.");
+  metric("strata_fuse_delegated_inodes", "gauge", s.delegated_left,
+         "Inode numbers the MDS delegated, not yet used.");
+  metric("strata_fuse_mds_round_trips_total", "counter", s.round_trips,
+         "Requests the client waited for an MDS reply on.");
+  metric("strata_fuse_mds_replayed_total", "counter", s.replayed,
+         "Requests replayed after a reconnect.");
+  metric("strata_fuse_unsafe_requests", "gauge", s.unsafe_now,
+         "Requests answered unsafe, not yet safe.");
+  metric("strata_fuse_cache_entries", "gauge", c.entries, "Directory entries in the lease cache.");
+  metric("strata_fuse_cache_inodes", "gauge", c.inodes, "Inodes in the lease cache.");
   if (data_) {
     FileDataStats d = data_->stats();
     o << "# HELP strata_fuse_data_bytes_total File data bytes by direction.\n"

@@ -48,4 +48,21 @@ void fill_time(fsproto::Timespec::Builder b, const Time &t) {
   b.setNsec(t.nsec);
 }
 
+void fill_size_report(fsproto::Request::Builder r, uint64_t ino, uint64_t size, const Time &mtime,
+                      const Time &ctime, int64_t blocks) {
+  auto s = r.initSetattr();
+  s.setIno(ino);
+  auto a = s.initAttr();
+  uint32_t mask =
+      fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME | fsproto::SetAttr::MASK_CTIME;
+  a.setSize(size);
+  fill_time(a.initMtime(), mtime);
+  fill_time(a.initCtime(), ctime);
+  if (blocks >= 0) {
+    mask |= fsproto::SetAttr::MASK_BLOCKS;
+    a.setBlocks(uint64_t(blocks));
+  }
+  a.setMask(mask);
+}
+
 }  // namespace strata::fuse
