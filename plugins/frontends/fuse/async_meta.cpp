@@ -94,9 +94,9 @@ bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
   return true;
 }
 
-void Filesystem::submit(const Caller &c, const Time &stamp,
-                        const std::function<void(fsproto::Request::Builder)> &fill) {
-  mds_.submit([&](fsproto::Request::Builder r) {
+uint64_t Filesystem::submit(const Caller &c, const Time &stamp,
+                            const std::function<void(fsproto::Request::Builder)> &fill) {
+  return mds_.submit([&](fsproto::Request::Builder r) {
     fill_caller(c, r);
     fill_time(r.initTime(), stamp);
     fill(r);
@@ -111,7 +111,8 @@ void Filesystem::touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp) {
 }
 
 bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type,
-                            mode_t mode, dev_t rdev, const char *symlink_target, InodeAttr *out) {
+                            mode_t mode, dev_t rdev, const char *symlink_target, InodeAttr *out,
+                            uint64_t *create_tid) {
   if (type != FileType::kRegular && type != FileType::kDirectory && type != FileType::kSymlink)
     return false;
   InodeAttr parent;
@@ -146,7 +147,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   a.data_pool = parent.data_pool;
   a.version = 1;
 
-  submit(c, stamp, [&](fsproto::Request::Builder r) {
+  uint64_t tid = submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto q = r.initCreate();
     q.setParent(dir);
     q.setName(bytes_of(name));
@@ -159,6 +160,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
     q.setUmask(c.umask);
     if (type == FileType::kRegular) q.setWantLease(fsproto::LeaseKind::FILE_WRITE);
   });
+  if (create_tid) *create_tid = tid;
   cache_.created(dir, name, DirEntry{ino, type});
   cache_.put_inode(a, LeaseGrant{}, dir);
   if (type == FileType::kDirectory) {
@@ -446,6 +448,25 @@ void Filesystem::maintain() {
   auto r = reply->root<fsproto::Reply>();
   for (auto l : r.getLeases())
     cache_.renewed(l.getIno(), to_grant(l, r.getNowMs(), sent, settings_.lease_margin_ms));
+}
+
+void Filesystem::await_create(uint64_t ino) {
+  uint64_t tid = 0;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end() || it->second.create_tid == 0) return;
+    tid = it->second.create_tid;
+  }
+  if (int err = mds_.wait_safe(tid, mds_lease_ms_); err < 0) {
+    log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
+                              ": writing its data before its create is safe (" +
+                              std::strerror(-err) + ")");
+    return;
+  }
+  std::lock_guard<std::mutex> l(open_mu_);
+  auto it = open_.find(ino);
+  if (it != open_.end() && it->second.create_tid == tid) it->second.create_tid = 0;
 }
 
 int Filesystem::settle_async(uint32_t timeout_ms, std::string *why) {

@@ -107,7 +107,9 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
     return;
   }
   uint64_t dir = to_mds(parent);
-  if (InodeAttr a; async_make(req, dir, name, FileType::kRegular, mode, 0, nullptr, &a)) {
+  uint64_t create_tid = 0;
+  if (InodeAttr a;
+      async_make(req, dir, name, FileType::kRegular, mode, 0, nullptr, &a, &create_tid)) {
     {
       std::lock_guard<std::mutex> l(open_mu_);
       OpenFile &f = open_[a.ino];
@@ -115,6 +117,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
       f.version = a.version;
       f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
       f.lease_kind = uint32_t(fsproto::LeaseKind::FILE_WRITE);  // seq: absorb_async
+      f.create_tid = create_tid;
       // At least as long as the directory's dirWrite, which covers it until then.
       f.lease_expires_ms =
           valid_seconds(a.ino) > 0 ? now_ms() + int64_t(valid_seconds(a.ino) * 1000) : 0;
@@ -289,6 +292,7 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     fuse_reply_err(req, 0);
     return;
   }
+  await_create(m);
   int err = data_ ? data_->flush(layout) : 0;
   if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
@@ -312,6 +316,7 @@ bool Filesystem::holds_file_write(uint64_t ino) const {
 }
 
 int Filesystem::write_back(uint64_t ino, const FileLayout &layout) {
+  await_create(ino);
   int err = data_ ? data_->flush(layout) : 0;
   if (err < 0) {
     log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
@@ -375,6 +380,7 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
       auto it = open_.find(m);
       if (it != open_.end()) open = true, layout = it->second.layout;
     }
+    if (open) await_create(m);
     if (open && data_) err = data_->flush(layout);
     if (err == 0) err = report_size(req, m);
   }

@@ -45,6 +45,7 @@ struct OpenFile {
   bool dirty = false;            // size/mtime changed here, not yet reported
   uint64_t version = 0;          // the inode's version at the last open (keep_cache)
   int64_t lease_expires_ms = 0;  // our clock; the lease lets opens skip the MDS until then
+  uint64_t create_tid = 0;       // its asynchronous create, until known safe
   FileLayout layout;
 };
 
@@ -170,8 +171,14 @@ class Filesystem {
   // to the MDS synchronously (no lease, a case the client does not
   // decide, an error the MDS should name).
   bool async_dir(uint64_t dir, InodeAttr *dir_attr);
+  // *create_tid (if given): the tid of the submitted create.
   bool async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type, mode_t mode,
-                  dev_t rdev, const char *symlink_target, InodeAttr *out);
+                  dev_t rdev, const char *symlink_target, InodeAttr *out,
+                  uint64_t *create_tid = nullptr);
+  // Before a file's data goes to its objects: its asynchronous create
+  // must be safe, or a client that dies first leaves data objects with no
+  // inode. Waits (at most a lease's time) if it is not yet.
+  void await_create(uint64_t ino);
   bool async_unlink(fuse_req_t req, uint64_t dir, const char *name, bool directory);
   bool async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname);
   bool async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
@@ -179,8 +186,9 @@ class Filesystem {
   // ino's size and times under fileWrite, without waiting; false: go synchronous.
   bool async_report_size(uint64_t ino);
   // stamp: the time the change was shown with (the MDS stamps it too).
-  void submit(const Caller &c, const Time &stamp,
-              const std::function<void(fsproto::Request::Builder)> &fill);
+  // Returns the request's tid (0: the client is closing).
+  uint64_t submit(const Caller &c, const Time &stamp,
+                  const std::function<void(fsproto::Request::Builder)> &fill);
   // The parent's attributes after a change in it made here.
   void touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp);
   // Every change submitted so far is safe (0), or why not.

@@ -62,6 +62,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     }
     if (!open || !data_) continue;
     if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) {
+      await_create(ino);
       if (int err = data_->flush(layout); err < 0)
         log_(STRATA_LOG_WARN, "revoke of inode " + std::to_string(ino) +
                                   ": buffered data could not be written out (" +
