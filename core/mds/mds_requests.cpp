@@ -332,14 +332,22 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Loaded dir;
       if (!need_dir(q.getParent(), dir, 1)) return !waiting;
       if (name.size() > kNameMax) return o.fail(ENAMETOOLONG, "name longer than 255 bytes"), true;
-      lease_out(dir.inode.ino, grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino)));
-      o.parent = dir.inode;
       auto d = get_dentry(dir.inode.ino, name);
       if (!d.ok()) return o.fail(EIO, d.status().message()), true;
-      if (!*d) return o.fail(ENOENT, "no entry " + name), true;
-      auto child = resolve(dir.inode.ino, **d);
-      if (!child.ok()) return o.fail(EIO, child.status().message()), true;
-      if (!reveal_file(child->inode)) return false;
+      std::optional<Loaded> child;
+      if (*d) {
+        auto c = resolve(dir.inode.ino, **d);
+        if (!c.ok()) return o.fail(EIO, c.status().message()), true;
+        // Wait before granting anything: a lease granted by an attempt that
+        // then waits would make the writer's own flush revoke it, and the
+        // retry grant it again (the two would chase each other until the
+        // writer's lease ran out).
+        if (!reveal_file(c->inode)) return false;
+        child = std::move(*c);
+      }
+      lease_out(dir.inode.ino, grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino)));
+      o.parent = dir.inode;
+      if (!child) return o.fail(ENOENT, "no entry " + name), true;
       o.inode = child->inode;
       return true;
     }
