@@ -11,6 +11,7 @@ STRATA_PACKAGES=(
   libfmt-dev libspdlog-dev libcli11-dev
   xfsprogs btrfs-progs util-linux fio e2fsprogs iproute2 binutils
   fuse3 rsync attr sqlite3 python3
+  qemu-utils libnbd-bin
 )
 
 strata_install_deps() {
