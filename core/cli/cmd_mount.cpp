@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/background_frontend.h"
 #include "cli/cmd_client_common.h"
 #include "cli/commands.h"
 #include "cli/frontend_support.h"
@@ -68,43 +69,6 @@ const char *kUmountUsage =
     "  120 seconds).\n"
     "  exit status: 0 unmounted; 1 could not unmount, or the process did not exit in time;\n"
     "  2 usage\n";
-
-// Where the state files of the mounts of this user live.
-std::string state_dir() {
-  if (::geteuid() == 0) return "/run/strata/mount";
-  if (const char *x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
-    return std::string(x) + "/strata/mount";
-  return "/tmp/strata-mount-" + std::to_string(::getuid());
-}
-
-// The state file of the mount on `mountpoint` (an absolute path).
-std::string state_file(const std::string &mountpoint) {
-  std::string name;
-  for (char c : mountpoint) {
-    if (c == '/')
-      name += "%2F";
-    else if (c == '%')
-      name += "%25";
-    else
-      name += c;
-  }
-  return state_dir() + "/" + name + ".pid";
-}
-
-void make_dirs(const std::string &path) {
-  for (size_t i = 1; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0700);
-}
-
-// An absolute path without symlinks; for a broken mount (ENOTCONN) the
-// path as given, made absolute.
-std::string absolute(const std::string &p) {
-  char buf[PATH_MAX];
-  if (::realpath(p.c_str(), buf)) return buf;
-  if (!p.empty() && p[0] == '/') return p;
-  if (!::getcwd(buf, sizeof buf)) return p;
-  return std::string(buf) + "/" + p;
-}
 
 void print_mount_usage(std::FILE *out) {
   std::fputs(kMountUsage, out);
@@ -160,35 +124,12 @@ int serve(const MountArgs &a, const StopSignals &signals, int ready) {
       host::FrontendInstance::start(*plugin, cluster, client::client_api_table(), *options, log);
   if (!fe.ok()) return fail(kMount, fe.status());
 
-  std::string state = state_file(a.mountpoint);
-  make_dirs(state_dir());
-  if (std::FILE *f = std::fopen(state.c_str(), "w")) {
-    std::fprintf(f, "%d\n", int(::getpid()));
-    std::fclose(f);
-  }
+  std::string state = frontend_state_file("mount", a.mountpoint);
+  write_frontend_state(state);
   auto line = (*fe)->status(STRATA_FRONTEND_STATUS_LINE);
   log.info(component, "mounted: " + (line.ok() ? *line : line.status().ToString()));
-  if (ready >= 0) {
-    // The parent exits now; nobody reads our terminal any more.
-    char ok = 'K';
-    (void)!::write(ready, &ok, 1);
-    ::close(ready);
-    // Relative paths (--conf) were read already; keep no directory busy.
-    if (::chdir("/") != 0) {
-    }
-    // Output that goes to a regular file (a log the caller chose) stays
-    // there; a terminal or a pipe is let go (a pipe held open would keep
-    // `$(strata mount ...)` waiting).
-    int null = ::open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      ::dup2(null, 0);
-      for (int fd : {1, 2}) {
-        struct stat st {};
-        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) ::dup2(null, fd);
-      }
-      if (null > 2) ::close(null);
-    }
-  }
+  // The parent exits now; nobody reads our terminal any more.
+  report_ready(ready);
 
   int sig = wait_for_stop(signals, **fe, a.common.format, log);
   log.info(component, sig != 0 ? std::string("unmounting on SIG") + sigabbrev_np(sig)
@@ -201,67 +142,6 @@ int serve(const MountArgs &a, const StopSignals &signals, int ready) {
     return fail(kMount,
                 Status::Error(request->result, "the filesystem failed: " + request->reason));
   return 0;
-}
-
-// Forks: the parent waits for the child's "mounted" byte and exits.
-int daemonize_and_serve(const MountArgs &a) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return fail(kMount, Status::Error(errno, "pipe failed"));
-  std::fflush(nullptr);
-  pid_t child = ::fork();
-  if (child < 0) return fail(kMount, Status::Error(errno, "fork failed"));
-  if (child > 0) {
-    ::close(fds[1]);
-    char c = 0;
-    ssize_t n;
-    do n = ::read(fds[0], &c, 1);
-    while (n < 0 && errno == EINTR);
-    ::close(fds[0]);
-    if (n == 1 && c == 'K') return 0;
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-  }
-  ::close(fds[0]);
-  ::setsid();
-  StopSignals signals;
-  if (signals.fd() < 0) return fail(kMount, Status::Error(errno, "signalfd failed"));
-  return serve(a, signals, fds[1]);
-}
-
-// Waits up to timeout_ms for process pid to exit. True once it is gone.
-bool wait_exit(pid_t pid, uint32_t timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int pidfd = int(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd >= 0) {
-    pollfd p{pidfd, POLLIN, 0};
-    int n;
-    do n = ::poll(&p, 1, int(timeout_ms));
-    while (n < 0 && errno == EINTR);
-    ::close(pidfd);
-    return n > 0;
-  }
-  while (::kill(pid, 0) == 0 || errno == EPERM) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
-}
-
-// fusermount3 -u MOUNTPOINT; 0 or its exit status (127: not installed).
-int run_fusermount(const std::string &mountpoint) {
-  std::fflush(nullptr);
-  pid_t child = ::fork();
-  if (child < 0) return 127;
-  if (child == 0) {
-    ::execlp("fusermount3", "fusermount3", "-u", mountpoint.c_str(), static_cast<char *>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 }  // namespace
@@ -296,7 +176,7 @@ int cmd_mount(std::vector<std::string> args) {
   if (*root) a.root = **root;
   if (*fs && a.fs.empty()) return usage_error(kMount, "--fs: empty name", kMountUsage);
 
-  a.mountpoint = absolute(rest->front());
+  a.mountpoint = absolute_path(rest->front());
   struct stat st;
   if (::stat(a.mountpoint.c_str(), &st) != 0)
     return fail(kMount, Status::Error(errno, "mount point " + a.mountpoint));
@@ -304,7 +184,9 @@ int cmd_mount(std::vector<std::string> args) {
     return fail(kMount,
                 Status::Error(ENOTDIR, "mount point " + a.mountpoint + " is not a directory"));
 
-  if (!a.foreground) return daemonize_and_serve(a);
+  if (!a.foreground)
+    return serve_in_background(
+        kMount, [&](const StopSignals &signals, int ready) { return serve(a, signals, ready); });
   // Before anything starts a thread (the client's, the plugin's).
   StopSignals signals;
   if (signals.fd() < 0) return fail(kMount, Status::Error(errno, "signalfd failed"));
@@ -328,14 +210,9 @@ int cmd_umount(std::vector<std::string> args) {
   // it bounds the wait, with a longer default for the write-out.
   uint32_t timeout_ms =
       common->timeout_ms == CommonOptions{}.timeout_ms ? 120000 : common->timeout_ms;
-  std::string mountpoint = absolute(rest->front());
+  std::string mountpoint = absolute_path(rest->front());
 
-  pid_t pid = 0;
-  std::string state = state_file(mountpoint);
-  if (std::ifstream in(state); in) {
-    long p = 0;
-    if (in >> p && p > 0 && (::kill(pid_t(p), 0) == 0 || errno == EPERM)) pid = pid_t(p);
-  }
+  pid_t pid = read_frontend_state(frontend_state_file("mount", mountpoint));
 
   int rc = run_fusermount(mountpoint);
   if (rc == 127 && ::geteuid() == 0) rc = ::umount2(mountpoint.c_str(), 0) == 0 ? 0 : errno;
@@ -344,7 +221,7 @@ int cmd_umount(std::vector<std::string> args) {
                                                 (rc == 127 ? " (fusermount3 is not installed)"
                                                            : " (fusermount3 -u failed: is it "
                                                              "mounted, or busy?)")));
-  if (pid != 0 && !wait_exit(pid, timeout_ms))
+  if (pid != 0 && !wait_process_exit(pid, timeout_ms))
     return fail(kUmount,
                 Status::Error(ETIMEDOUT, "unmounted " + mountpoint + ", but its process " +
                                              std::to_string(pid) + " did not exit within " +

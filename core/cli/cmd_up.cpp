@@ -43,8 +43,9 @@ const char *kUpUsage =
     "                 [--size-gb 4 | --size-mb N] [--pg-num 32] [--mds 1] [--timeout 180]\n"
     "                 [--set key=value]...\n"
     "  Makes and starts a local cluster in DIR: a monitor, N OSDs (each on a loop-mounted\n"
-    "  XFS/btrfs image of --size-gb, or a directory for kv), a keyring, DIR/strata.conf and a\n"
-    "  pool 'data'; waits until every PG is active+clean. --set lines go into the config.\n"
+    "  XFS/btrfs image of --size-gb, or a directory for kv), a keyring, DIR/strata.conf and the\n"
+    "  pools 'data' and 'rbd' (block images); waits until every PG is active+clean. --set\n"
+    "  lines go into the config.\n"
     "  With the MDS daemon built in, also --mds N metadata servers (mds.a, mds.b, ...) and a\n"
     "  filesystem 'default', and waits until one MDS is active for it (--mds 0: none).\n"
     "  On a DIR made before (and stopped with `strata down`), starts that cluster again.\n"
@@ -383,10 +384,12 @@ int do_up(UpArgs a) {
   print("== " + std::to_string(ids.size()) + " OSDs up\n");
 
   auto m = mc.map();
-  if (!m->pool_by_name("data")) {
+  // "data" for objects, "rbd" for block images (`strata image create rbd/NAME`).
+  for (const char *pool : {"data", "rbd"}) {
+    if (m->pool_by_name(pool)) continue;
     uint32_t size = uint32_t(std::min<size_t>(3, ids.size()));
     uint32_t min_size = std::min<uint32_t>(2, size);
-    auto r = mc.command("pool create", {{"name", "data"},
+    auto r = mc.command("pool create", {{"name", pool},
                                         {"size", std::to_string(size)},
                                         {"min_size", std::to_string(min_size)},
                                         {"pg_num", std::to_string(a.pg_num)}});
@@ -449,6 +452,11 @@ int do_up(UpArgs a) {
       "\n"
       "  " +
       (have_fs ? "  mount: " + bin + "mount /mnt/strata --conf " + conf + "\n" : std::string()) +
+      "  block image: " + bin + "image create rbd/disk --size 1G --conf " + conf + "\n" +
+      "    over NBD: " + bin + "nbd serve rbd/disk --socket /tmp/disk.sock --conf " + conf +
+      "   (nbd+unix:///rbd/disk?socket=/tmp/disk.sock)\n" +
+      "    as a file: " + bin + "image map rbd/disk --at /mnt/disk --conf " + conf +
+      "   (losetup --direct-io=on -f --show /mnt/disk/disk)\n" +
       "  " + bin + "down --dir " + L.dir +
       "      # stop it (add --purge to delete it)\n"
       "Logs: " +

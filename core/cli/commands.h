@@ -36,4 +36,11 @@ int cmd_frontend(std::vector<std::string> args);  // `strata frontend run --plug
 int cmd_mount(std::vector<std::string> args);   // `strata mount MOUNTPOINT --fs NAME`
 int cmd_umount(std::vector<std::string> args);  // `strata umount MOUNTPOINT`
 
+// Block images through the rbd frontend (cmd_image.cpp, cmd_image_map.cpp,
+// cmd_nbd.cpp).
+int cmd_image(std::vector<std::string> args);        // `strata image create|ls|info|...`
+int cmd_image_map(std::vector<std::string> args);    // `strata image map POOL/NAME --at DIR`
+int cmd_image_unmap(std::vector<std::string> args);  // `strata image unmap DIR`
+int cmd_nbd(std::vector<std::string> args);          // `strata nbd serve|stop`
+
 }  // namespace strata::cli

@@ -1,0 +1,45 @@
+// One running instance of the rbd frontend: an open image (or snapshot)
+// served over NBD or as one file over FUSE, with its status and metrics.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "export_settings.h"
+#include "strata/frontend.h"
+
+namespace strata::rbd {
+
+class Image;
+class NbdServer;
+class FileExport;
+
+class ImageExport {
+ public:
+  // Opens the image and starts serving it. Throws strata::sdk::Error
+  // naming the image, socket or mount point on failure (nothing is left
+  // running then).
+  ImageExport(const strata_frontend_host *host, strata_cluster_t cluster, ExportSettings s);
+  ~ImageExport();
+
+  // Stops serving, waits for requests in flight, closes the image (which
+  // releases its lock). 0, or -errno with *why when a write had failed.
+  int stop(std::string *why);
+
+  std::string status_line() const;
+  std::string status_json() const;
+  std::string metrics() const;
+
+ private:
+  void log(int level, const std::string &line) const;
+
+  const strata_frontend_host *host_;
+  ExportSettings settings_;
+  std::shared_ptr<Image> image_;
+  std::unique_ptr<NbdServer> nbd_;
+  std::unique_ptr<FileExport> file_;
+  std::string where_;  // "unix:/path", "127.0.0.1:10809", or the file's path
+  bool stopped_ = false;
+};
+
+}  // namespace strata::rbd
