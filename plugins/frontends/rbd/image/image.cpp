@@ -306,7 +306,7 @@ void OpenImage::discard(uint64_t off, uint64_t len, bool, Done done) {
 void OpenImage::write_zeroes(uint64_t off, uint64_t len, bool, bool, Done done) {
   // The image is thin: a discarded range reads as zeros, so zeroing is
   // discarding whether or not unmapping is allowed.
-  start_write(WriteKind::kDiscard, off, len, nullptr, std::move(done));
+  start_write(WriteKind::kZeroes, off, len, nullptr, std::move(done));
 }
 
 void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
@@ -326,7 +326,9 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
   }
   auto req = std::make_shared<Request>();
   req->done = std::move(done);
-  req->what = std::string(kind == WriteKind::kWrite ? "write " : "discard ") +
+  req->what = std::string(kind == WriteKind::kWrite     ? "write "
+                          : kind == WriteKind::kDiscard ? "discard "
+                                                        : "write zeroes ") +
               std::to_string(len) + " bytes at " + std::to_string(off);
   {
     std::lock_guard lk(m_);
@@ -336,8 +338,10 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
     if (kind == WriteKind::kWrite) {
       ++stats_.writes;
       stats_.bytes_written += len;
-    } else {
+    } else if (kind == WriteKind::kDiscard) {
       ++stats_.discards;
+    } else {
+      ++stats_.zeroes;
     }
     if (writes_paused_) {
       // A snapshot is being taken: this write comes after it.
@@ -415,7 +419,7 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
     const std::string oid = format::data_oid(info_.id, objno);
     auto on_done = [kind, finish, fin](int64_t rc) {
       // Discarding what is not there is done already.
-      if (kind == WriteKind::kDiscard && rc == -ENOENT) rc = 0;
+      if (kind != WriteKind::kWrite && rc == -ENOENT) rc = 0;
       finish(rc);
       fin(rc);
     };

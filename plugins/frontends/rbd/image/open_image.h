@@ -53,7 +53,7 @@ class OpenImage final : public Image {
 
  private:
   struct Request;
-  enum class WriteKind { kWrite, kDiscard };
+  enum class WriteKind { kWrite, kDiscard, kZeroes };  // kZeroes is done as kDiscard
 
   void start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data, Done done);
   void issue_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
