@@ -1,5 +1,7 @@
 #include "op_queue.h"
 
+#include <chrono>
+
 #include "strata/frontend_client.h"
 
 namespace strata::rbd {
@@ -39,8 +41,11 @@ void OpQueue::finished() {
 }
 
 void OpQueue::wait_for_room() {
+  // Bounded: a caller that turns out to be a completion thread must not
+  // wait for completions forever; the queue then just grows a little.
   std::unique_lock lk(m_);
-  cv_.wait(lk, [&] { return waiting_.size() < 4 * size_t{max_inflight_}; });
+  cv_.wait_for(lk, std::chrono::seconds(2),
+               [&] { return waiting_.size() < 4 * size_t{max_inflight_}; });
 }
 
 void OpQueue::run_on_worker(std::function<void()> fn) {

@@ -29,8 +29,8 @@ class OpQueue {
 
   // Queues or starts the job. Never blocks.
   void submit(Job job);
-  // Blocks while more than a few batches' worth of jobs wait (back-pressure
-  // for the thread issuing requests). Not from a completion callback.
+  // Blocks while more than 4 x max_inflight jobs wait (back-pressure for
+  // the thread issuing requests), for at most 2 s.
   void wait_for_room();
   // Runs fn on a worker thread, where synchronous client calls are fine.
   void run_on_worker(std::function<void()> fn);
