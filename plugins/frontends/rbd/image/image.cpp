@@ -42,6 +42,8 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
       snap = h.find_snap(opts.snap);
       if (!snap) fail(-ENOENT, ref, "no snapshot " + opts.snap + " of");
     }
+    if (h.parent && h.parent->pool != pool)
+      fail(-EOPNOTSUPP, ref, "clones of another pool's image are not yet supported:");
     std::unique_ptr<ExclusiveLock> lock;
     if (!opts.read_only && !snap) {
       lock = std::make_unique<ExclusiveLock>(ref, id, make_lock_owner(strata_api, cluster),
@@ -68,9 +70,12 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
       snap_id_(snap ? snap->id : 0),
       opts_(opts),
       queue_(opts.max_inflight_ops, kWorkers),
-      readahead_(snap ? 0 : opts.readahead_max_bytes, h.object_size, snap ? snap->size : h.size),
+      // (A clone's holes read through to its parent: no read-ahead there yet.)
+      readahead_(snap || h.parent ? 0 : opts.readahead_max_bytes, h.object_size,
+                 snap ? snap->size : h.size),
       lock_(std::move(lock)),
-      snap_seq_(h.snap_seq) {
+      snap_seq_(h.snap_seq),
+      parent_(h.parent) {
   info_.pool = ref.pool;
   info_.name = ref.name;
   info_.id = h.id;
@@ -246,8 +251,18 @@ void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst
   }
   queue_.submit([this, objno, off, len, dst, req, pieces](OpQueue::Finish fin) {
     const std::string oid = format::data_oid(info_.id, objno);
-    auto on_done = [this, off, len, dst, req, pieces, fin](int64_t rc) {
-      (void)off;
+    auto on_done = [this, objno, off, len, dst, req, pieces, fin](int64_t rc) {
+      if (rc == -ENOENT) {
+        if (auto parent = parent_object(objno)) {
+          // A clone's missing object: its parent's snapshot, on a worker.
+          queue_.run_on_worker([this, parent, off, len, dst, req, pieces, fin] {
+            const int prc = read_parent_object(*parent, off, len, dst);
+            piece_done(req, prc, pieces);
+            fin(prc);
+          });
+          return;
+        }
+      }
       if (rc == -ENOENT) rc = 0;  // a missing object reads as zeros
       if (rc >= 0 && static_cast<uint64_t>(rc) < len) std::memset(dst + rc, 0, len - rc);
       piece_done(req, rc < 0 ? rc : 0, pieces);
@@ -389,6 +404,35 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
     readahead_.end_write(objno);
     piece_done(req, rc < 0 ? rc : 0);
   };
+  std::optional<ParentObject> parent;
+  {
+    std::lock_guard lk(m_);
+    if (!owned_.count(objno)) parent = parent_object(objno);
+  }
+  if (parent) {
+    // A clone's object that may still read through: copy up first.
+    queue_.submit([this, kind, objno, off, len, data, whole, parent, finish](OpQueue::Finish fin) {
+      queue_.run_on_worker([this, kind, objno, off, len, data, whole, parent, finish, fin] {
+        ObjectMutation m;
+        if (kind == WriteKind::kWrite)
+          m = {ObjectMutation::Kind::kWrite, data, off, len};
+        else if (whole)
+          m = {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
+        else
+          m = {ObjectMutation::Kind::kZero, nullptr, off, len};
+        bool copied = false;
+        const int rc = copy_up_and_mutate({strata_api, io_, info_.id, objno}, *parent, m, &copied);
+        {
+          std::lock_guard lk(m_);
+          if (rc == 0) owned_.insert(objno);
+          if (copied) ++stats_.copy_ups;
+        }
+        finish(rc);
+        fin(rc);
+      });
+    });
+    return;
+  }
   if (need_cow) {
     // First change of this object since the last snapshot: preserve it
     // first (synchronous calls, on a worker).
@@ -429,14 +473,15 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
           strata_api,
           [&](strata_completion_t c) { return strata_aio_write(io_, oid.c_str(), c, data, len, off); },
           on_done);
-    } else if (whole && seq == 0) {
+    } else if (whole && seq == 0 && !parent_object(objno)) {
       rc = start_aio(
           strata_api, [&](strata_completion_t c) { return strata_aio_remove(io_, oid.c_str(), c); },
           on_done);
     } else {
       // Zero or empty only an object that exists (a zero must not create
-      // one); with snapshots an emptied object keeps its omap, so it is
-      // truncated rather than removed.
+      // one); with snapshots an emptied object keeps its omap, and in a
+      // clone an empty object stops reading through, so it is truncated
+      // rather than removed.
       strata_write_op_t op = strata_write_op_new();
       if (!op) {
         on_done(-ENOMEM);
@@ -504,7 +549,8 @@ int OpenImage::extents(uint64_t off, uint64_t len, std::vector<Extent> *out) {
   for (uint64_t pos = off; pos < end;) {
     const uint64_t objno = pos / object_size_;
     const uint64_t next = std::min(end, (objno + 1) * object_size_);
-    const bool hole = !exists[objno - first];
+    // A clone's missing object within the overlap reads its parent's data.
+    const bool hole = !exists[objno - first] && !parent_object(objno);
     if (!out->empty() && out->back().hole == hole)
       out->back().length += next - pos;
     else
@@ -512,6 +558,16 @@ int OpenImage::extents(uint64_t off, uint64_t len, std::vector<Extent> *out) {
     pos = next;
   }
   return 0;
+}
+
+std::optional<ParentObject> OpenImage::parent_object(uint64_t objno) const {
+  if (!parent_) return std::nullopt;
+  const uint64_t start = objno * object_size_;
+  const uint64_t overlap = std::min(parent_->overlap, size_);
+  if (start >= overlap) return std::nullopt;
+  return ParentObject{{strata_api, io_, parent_->image_id, objno},
+                      parent_->snap_id,
+                      std::min<uint64_t>(object_size_, overlap - start)};
 }
 
 // ---- the lock thread ----

@@ -9,11 +9,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "clone_ops.h"
 #include "exclusive_lock.h"
 #include "image.h"
 #include "image_header.h"
@@ -70,6 +72,9 @@ class OpenImage final : public Image {
   void finish_request(Request &req);
   void note_error(int rc, const std::string &what);
 
+  // For a clone: where object objno reads through to, if it does.
+  std::optional<ParentObject> parent_object(uint64_t objno) const;
+
   void lock_loop();
   void answer_snapshot_request(const std::string &snap);
 
@@ -110,7 +115,10 @@ class OpenImage final : public Image {
   uint64_t active_writes_ = 0;  // issued, not paused
   std::deque<std::function<void()>> paused_writes_;
   uint64_t snap_seq_ = 0;
-  std::set<uint64_t> preserved_;  // objects preserved for snap_seq_ (or known missing-safe)
+  std::set<uint64_t> preserved_;  // objects preserved for snap_seq_
+  // A clone's parent (same pool), and the objects known to be the child's own.
+  std::optional<ParentSpec> parent_;
+  std::set<uint64_t> owned_;
   ImageStats stats_;
   std::string last_error_;
 };
