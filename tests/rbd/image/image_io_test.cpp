@@ -240,3 +240,28 @@ TEST_CASE("a write during read-ahead never leaves stale data to read", "[rbd][im
   }
   CHECK(img->stats().readahead_hits > 0);
 }
+
+TEST_CASE("with one object operation in flight at a time, requests still all complete",
+          "[rbd][image]") {
+  REQUIRE_CLUSTER(shared_cluster());
+  TestPool p("io_inflight");
+  p.store->create("q", {20 * kObj, kObj});
+  OpenOptions o;
+  o.max_inflight_ops = 1;
+  auto img = p.open("q", o);
+  const std::string a = pattern(20 * kObj, 41), b = pattern(3 * kObj, 42);
+  // Queued behind one another: a write over all objects, then an
+  // overlapping-free second write and a flush.
+  auto p1 = std::make_shared<std::promise<int>>(), p2 = std::make_shared<std::promise<int>>();
+  img->write(0, 10 * kObj, a.data(), false, [p1](int rc) { p1->set_value(rc); });
+  img->write(12 * kObj, b.size(), b.data(), false, [p2](int rc) { p2->set_value(rc); });
+  CHECK(flush_sync(*img) == 0);
+  CHECK(p1->get_future().get() == 0);
+  CHECK(p2->get_future().get() == 0);
+  std::string got;
+  REQUIRE(read_sync(*img, 0, 20 * kObj, &got) == 0);
+  std::string want = a.substr(0, 10 * kObj) + std::string(2 * kObj, '\0') + b +
+                     std::string(5 * kObj, '\0');
+  CHECK(first_difference(got, want) == -1);
+  CHECK(img->stats().object_writes == 13);
+}

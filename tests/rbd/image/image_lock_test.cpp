@@ -37,6 +37,8 @@ TEST_CASE("a second read-write open is refused while the holder lives, readers a
   CHECK(msg.find("first holder") != std::string::npos);
   CHECK(msg.find("lease ends") != std::string::npos);
   CHECK(msg.find("lock_busy/l") != std::string::npos);
+  // The owner names the client connection (its instance id).
+  CHECK(p.store->info("l").lock_owner.find("client.") == 0);
 
   OpenOptions ro;
   ro.read_only = true;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "image_test_support.h"
+#include "strata/client.h"
 
 using namespace imagetest;
 using strata::rbd::CreateOptions;
@@ -124,4 +125,18 @@ TEST_CASE("remove refuses an image with snapshots or a live lock holder", "[rbd]
   p.store->snap_remove("busy", "s1");
   p.store->remove("busy");
   CHECK(p.store->list().empty());
+}
+
+TEST_CASE("a remove that stopped after the header went can be finished", "[rbd][image]") {
+  REQUIRE_CLUSTER(shared_cluster());
+  TestPool p("store_restart");
+  p.store->create("half", {2 * 65536, 65536});
+  const std::string id = p.store->info("half").id;
+  // As if a remove crashed after the data and the header were gone.
+  REQUIRE(strata_remove(p.io, ("rbd_header." + id).c_str()) == 0);
+  CHECK(error_of([&] { p.store->info("half"); }) == -ENOENT);
+  CHECK(p.store->list() == std::vector<std::string>{"half"});
+  p.store->remove("half");
+  CHECK(p.store->list().empty());
+  CHECK(error_of([&] { p.store->remove("half"); }) == -ENOENT);
 }

@@ -16,6 +16,16 @@ namespace {
 constexpr unsigned kWorkers = 2;            // threads for copy-on-write and snapshot reads
 constexpr uint64_t kExtentObjectsMax = 256;  // objects one extents() call looks at
 constexpr auto kLockTick = std::chrono::milliseconds(250);
+
+// What one object's part of a write or discard does to the object: a
+// discard of the whole object empties it, of a part zeroes that part.
+ObjectMutation mutation_for(bool is_write, bool whole, uint64_t off, uint64_t len,
+                            const char *data) {
+  if (is_write) return {ObjectMutation::Kind::kWrite, data, off, len};
+  if (whole) return {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
+  return {ObjectMutation::Kind::kZero, nullptr, off, len};
+}
+
 }  // namespace
 
 struct OpenImage::Request {
@@ -413,13 +423,7 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
     // A clone's object that may still read through: copy up first.
     queue_.submit([this, kind, objno, off, len, data, whole, parent, finish](OpQueue::Finish fin) {
       queue_.run_on_worker([this, kind, objno, off, len, data, whole, parent, finish, fin] {
-        ObjectMutation m;
-        if (kind == WriteKind::kWrite)
-          m = {ObjectMutation::Kind::kWrite, data, off, len};
-        else if (whole)
-          m = {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
-        else
-          m = {ObjectMutation::Kind::kZero, nullptr, off, len};
+        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
         bool copied = false;
         const int rc = copy_up_and_mutate({strata_api, io_, info_.id, objno}, *parent, m, &copied);
         {
@@ -438,13 +442,7 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
     // first (synchronous calls, on a worker).
     queue_.submit([this, kind, objno, off, len, data, seq, whole, finish](OpQueue::Finish fin) {
       queue_.run_on_worker([this, kind, objno, off, len, data, seq, whole, finish, fin] {
-        ObjectMutation m;
-        if (kind == WriteKind::kWrite)
-          m = {ObjectMutation::Kind::kWrite, data, off, len};
-        else if (whole)
-          m = {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
-        else
-          m = {ObjectMutation::Kind::kZero, nullptr, off, len};
+        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
         bool copied = false, preserved = false;
         const int rc = mutate_preserving({strata_api, io_, info_.id, objno}, seq, m, &copied,
                                          &preserved);
