@@ -1,0 +1,650 @@
+// An open image's I/O (open_image.h): requests become per-object client
+// calls run in parallel; writes, flushes, read-ahead, the lock thread.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "aio_fanout.h"
+#include "open_image.h"
+#include "store_ops.h"
+#include "strata/cpp/plugin_support.hpp"
+#include "strata/frontend_client.h"
+
+namespace strata::rbd {
+
+namespace {
+constexpr unsigned kWorkers = 2;            // threads for copy-on-write and snapshot reads
+constexpr uint64_t kExtentObjectsMax = 256;  // objects one extents() call looks at
+constexpr auto kLockTick = std::chrono::milliseconds(250);
+
+// What one object's part of a write or discard does to the object: a
+// discard of the whole object empties it, of a part zeroes that part.
+ObjectMutation mutation_for(bool is_write, bool whole, uint64_t off, uint64_t len,
+                            const char *data) {
+  if (is_write) return {ObjectMutation::Kind::kWrite, data, off, len};
+  if (whole) return {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
+  return {ObjectMutation::Kind::kZero, nullptr, off, len};
+}
+
+}  // namespace
+
+struct OpenImage::Request {
+  Done done;
+  std::string what;  // for last_error(): "write 4096 bytes at 0"
+  std::mutex m;
+  uint32_t remaining = 0;
+  int error = 0;
+  uint64_t write_seq = 0;  // 0: not a write
+};
+
+std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
+                                   strata_cluster_t cluster, const std::string &pool,
+                                   const std::string &name, const OpenOptions &opts) {
+  strata_ioctx_t io = nullptr;
+  const int rc = strata_ioctx_create(cluster, pool.c_str(), &io);
+  if (rc < 0) throw sdk::Error(rc, "opening image " + pool + "/" + name + ": no pool " + pool);
+  try {
+    const ImageRef ref{strata_api, io, pool, name};
+    const std::string id = lookup_image_id(ref);
+    const Header h = read_header(ref, id);
+    const SnapInfo *snap = nullptr;
+    if (!opts.snap.empty()) {
+      snap = h.find_snap(opts.snap);
+      if (!snap) fail(-ENOENT, ref, "no snapshot " + opts.snap + " of");
+    }
+    if (h.parent && h.parent->pool != pool)
+      fail(-EOPNOTSUPP, ref, "clones of another pool's image are not yet supported:");
+    std::unique_ptr<ExclusiveLock> lock;
+    if (!opts.read_only && !snap) {
+      lock = std::make_unique<ExclusiveLock>(ref, id, make_lock_owner(strata_api, cluster),
+                                             opts.lock_description, opts.lock_lease_ms);
+      lock->acquire();
+    }
+    return std::make_unique<OpenImage>(strata_api, io, ref, h, snap, opts, std::move(lock));
+  } catch (...) {
+    strata_ioctx_destroy(io);
+    throw;
+  }
+}
+
+OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const ImageRef &ref,
+                     const Header &h, const SnapInfo *snap, const OpenOptions &opts,
+                     std::unique_ptr<ExclusiveLock> lock)
+    : strata_api(api),
+      io_(io),
+      ref_(ref),
+      describe_(ref.pool + "/" + ref.name + (snap ? "@" + snap->name : "")),
+      size_(snap ? snap->size : h.size),
+      object_size_(h.object_size),
+      read_only_(opts.read_only || snap != nullptr),
+      snap_id_(snap ? snap->id : 0),
+      opts_(opts),
+      queue_(opts.max_inflight_ops, kWorkers),
+      // (A clone's holes read through to its parent: no read-ahead there yet.)
+      readahead_(snap || h.parent ? 0 : opts.readahead_max_bytes, h.object_size,
+                 snap ? snap->size : h.size),
+      lock_(std::move(lock)),
+      snap_seq_(h.snap_seq),
+      parent_(h.parent) {
+  info_.pool = ref.pool;
+  info_.name = ref.name;
+  info_.id = h.id;
+  info_.size = size_;
+  info_.object_size = h.object_size;
+  info_.created_ns = h.created_ns;
+  for (const auto &[id, s] : h.snaps) info_.snaps.push_back(s);
+  info_.parent = h.parent;
+  if (lock_) lock_thread_ = std::thread([this] { lock_loop(); });
+}
+
+OpenImage::~OpenImage() { (void)close(); }
+
+ImageInfo OpenImage::info() {
+  std::lock_guard lk(m_);
+  ImageInfo i = info_;
+  if (lock_ && !lock_lost_) i.lock_owner = lock_->owner();
+  return i;
+}
+
+ImageStats OpenImage::stats() const {
+  std::lock_guard lk(m_);
+  return stats_;
+}
+
+std::string OpenImage::last_error() const {
+  std::lock_guard lk(m_);
+  return last_error_;
+}
+
+void OpenImage::note_error(int rc, const std::string &what) {
+  std::lock_guard lk(m_);
+  ++stats_.errors;
+  last_error_ = what + " of " + describe_ + ": " + std::strerror(-rc);
+}
+
+// ---- requests ----
+
+void OpenImage::piece_done(const std::shared_ptr<Request> &req, int64_t rc, uint32_t pieces) {
+  bool last;
+  {
+    std::lock_guard lk(req->m);
+    if (rc < 0 && req->error == 0) req->error = static_cast<int>(rc);
+    req->remaining -= pieces;
+    last = req->remaining == 0;
+  }
+  if (last) finish_request(*req);
+}
+
+void OpenImage::finish_request(Request &req) {
+  if (req.error) note_error(req.error, req.what);
+  std::vector<PendingFlush> ready;
+  int flush_rc = 0;
+  if (req.write_seq) {
+    std::lock_guard lk(m_);
+    writes_inflight_.erase(req.write_seq);
+    --active_writes_;
+    if (req.error && !flush_error_) flush_error_ = req.error;
+    if (req.error && !close_error_) close_error_ = req.error;
+    const uint64_t oldest = writes_inflight_.empty() ? UINT64_MAX : *writes_inflight_.begin();
+    for (auto it = flushes_.begin(); it != flushes_.end();) {
+      if (it->covers < oldest) {
+        ready.push_back(std::move(*it));
+        it = flushes_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!ready.empty()) {
+      flush_rc = flush_error_;
+      flush_error_ = 0;
+    }
+    cv_.notify_all();
+  }
+  req.done(req.error);
+  for (auto &f : ready) f.done(flush_rc);
+  std::lock_guard lk(m_);
+  --requests_inflight_;
+  cv_.notify_all();
+}
+
+void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
+  if (len == 0 || off + len > size_ || off + len < off) {
+    done(-EINVAL);
+    return;
+  }
+  auto req = std::make_shared<Request>();
+  req->done = std::move(done);
+  req->what = "read " + std::to_string(len) + " bytes at " + std::to_string(off);
+  const bool use_ra = snap_id_ == 0 && readahead_.enabled();
+  // With read-ahead, pieces are read-ahead blocks (a block divides an
+  // object), so each can be answered by one block.
+  const uint64_t unit = use_ra ? readahead_.block_size() : object_size_;
+  struct Piece {
+    uint64_t objno, off, len;
+    char *dst;
+    uint32_t count;
+  };
+  std::vector<Piece> pieces;
+  for (uint64_t pos = off; pos < off + len;) {
+    const uint64_t n = std::min(off + len, (pos / unit + 1) * unit) - pos;
+    pieces.push_back({pos / object_size_, pos % object_size_, n, out + (pos - off), 1});
+    pos += n;
+  }
+  {
+    std::lock_guard lk(m_);
+    ++requests_inflight_;
+    ++stats_.reads;
+    stats_.bytes_read += len;
+  }
+  req->remaining = static_cast<uint32_t>(pieces.size());
+  queue_.wait_for_room();
+  std::vector<Piece> misses;
+  for (const Piece &p : pieces) {
+    if (use_ra) {
+      auto waiter = [this, req, p](const Readahead::Block *b) {
+        if (!b) {
+          issue_read(p.objno, p.off, p.len, p.dst, req, 1);
+          return;
+        }
+        std::memcpy(p.dst, b->data.data() + (p.off - b->off), p.len);
+        {
+          std::lock_guard lk(m_);
+          ++stats_.readahead_hits;
+        }
+        piece_done(req, 0);
+      };
+      const auto s = readahead_.serve(p.objno, p.off, p.len, p.dst, waiter);
+      if (s == Readahead::Serve::kWaiting) continue;
+      if (s == Readahead::Serve::kHit) {
+        {
+          std::lock_guard lk(m_);
+          ++stats_.readahead_hits;
+        }
+        piece_done(req, 0);
+        continue;
+      }
+    }
+    // Adjacent misses in one object become one object read.
+    if (!misses.empty() && misses.back().objno == p.objno &&
+        misses.back().off + misses.back().len == p.off) {
+      misses.back().len += p.len;
+      ++misses.back().count;
+    } else {
+      misses.push_back(p);
+    }
+  }
+  for (const Piece &p : misses) issue_read(p.objno, p.off, p.len, p.dst, req, p.count);
+  if (use_ra) {
+    const auto [ra_off, ra_len] = readahead_.on_read(off, len);
+    if (ra_len) prefetch(ra_off, ra_len);
+  }
+}
+
+void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst,
+                           std::shared_ptr<Request> req, uint32_t pieces) {
+  {
+    std::lock_guard lk(m_);
+    ++stats_.object_reads;
+  }
+  if (snap_id_) {
+    // A snapshot read may take two calls (the head's clone keys, then the
+    // copy): synchronous, on a worker.
+    queue_.submit([this, objno, off, len, dst, req, pieces](OpQueue::Finish fin) {
+      queue_.run_on_worker([this, objno, off, len, dst, req, pieces, fin] {
+        const int rc =
+            read_snapshot_object({strata_api, io_, info_.id, objno}, snap_id_, off, len, dst);
+        piece_done(req, rc, pieces);
+        fin(rc);
+      });
+    });
+    return;
+  }
+  queue_.submit([this, objno, off, len, dst, req, pieces](OpQueue::Finish fin) {
+    const std::string oid = format::data_oid(info_.id, objno);
+    auto on_done = [this, objno, off, len, dst, req, pieces, fin](int64_t rc) {
+      if (rc == -ENOENT) {
+        if (auto parent = parent_object(objno)) {
+          // A clone's missing object: its parent's snapshot, on a worker.
+          queue_.run_on_worker([this, parent, off, len, dst, req, pieces, fin] {
+            const int prc = read_parent_object(*parent, off, len, dst);
+            piece_done(req, prc, pieces);
+            fin(prc);
+          });
+          return;
+        }
+      }
+      if (rc == -ENOENT) rc = 0;  // a missing object reads as zeros
+      if (rc >= 0 && static_cast<uint64_t>(rc) < len) std::memset(dst + rc, 0, len - rc);
+      piece_done(req, rc < 0 ? rc : 0, pieces);
+      fin(rc);
+    };
+    const int rc = start_aio(
+        strata_api,
+        [&](strata_completion_t c) { return strata_aio_read(io_, oid.c_str(), c, dst, len, off); },
+        on_done);
+    if (rc < 0) on_done(rc);
+  });
+}
+
+void OpenImage::prefetch(uint64_t off, uint64_t len) {
+  for (auto &b : readahead_.begin_prefetch(off, len)) {
+    {
+      std::lock_guard lk(m_);
+      stats_.readahead_bytes += b->len;
+      ++stats_.object_reads;
+    }
+    queue_.submit([this, b](OpQueue::Finish fin) {
+      const std::string oid = format::data_oid(info_.id, b->objno);
+      auto on_done = [this, b, fin](int64_t rc) {
+        readahead_.fetched(b, rc);
+        fin(rc);
+      };
+      const int rc = start_aio(
+          strata_api,
+          [&](strata_completion_t c) {
+            return strata_aio_read(io_, oid.c_str(), c, b->data.data(), b->len, b->off);
+          },
+          on_done);
+      if (rc < 0) on_done(rc);
+    });
+  }
+}
+
+void OpenImage::cache(uint64_t off, uint64_t len, Done done) {
+  if (len == 0 || off + len > size_) {
+    done(-EINVAL);
+    return;
+  }
+  if (snap_id_ == 0 && readahead_.enabled()) prefetch(off, len);
+  done(0);
+}
+
+void OpenImage::write(uint64_t off, uint64_t len, const char *data, bool, Done done) {
+  // A write is durable on every replica once acknowledged: fua needs nothing.
+  start_write(WriteKind::kWrite, off, len, data, std::move(done));
+}
+
+void OpenImage::discard(uint64_t off, uint64_t len, bool, Done done) {
+  start_write(WriteKind::kDiscard, off, len, nullptr, std::move(done));
+}
+
+void OpenImage::write_zeroes(uint64_t off, uint64_t len, bool, bool, Done done) {
+  // The image is thin: a discarded range reads as zeros, so zeroing is
+  // discarding whether or not unmapping is allowed.
+  start_write(WriteKind::kZeroes, off, len, nullptr, std::move(done));
+}
+
+void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
+                            Done done) {
+  if (read_only_) {
+    done(-EROFS);
+    return;
+  }
+  if (len == 0 || off + len > size_ || off + len < off) {
+    done(-EINVAL);
+    return;
+  }
+  if (lock_lost_) {
+    note_error(-EBUSY, "write refused: another client took over the exclusive lock");
+    done(-EBUSY);
+    return;
+  }
+  auto req = std::make_shared<Request>();
+  req->done = std::move(done);
+  req->what = std::string(kind == WriteKind::kWrite     ? "write "
+                          : kind == WriteKind::kDiscard ? "discard "
+                                                        : "write zeroes ") +
+              std::to_string(len) + " bytes at " + std::to_string(off);
+  {
+    std::lock_guard lk(m_);
+    ++requests_inflight_;
+    req->write_seq = ++next_write_seq_;
+    writes_inflight_.insert(req->write_seq);
+    if (kind == WriteKind::kWrite) {
+      ++stats_.writes;
+      stats_.bytes_written += len;
+    } else if (kind == WriteKind::kDiscard) {
+      ++stats_.discards;
+    } else {
+      ++stats_.zeroes;
+    }
+    if (writes_paused_) {
+      // A snapshot is being taken: this write comes after it.
+      paused_writes_.push_back(
+          [this, kind, off, len, data, req] { issue_write(kind, off, len, data, req); });
+      return;
+    }
+    ++active_writes_;
+  }
+  queue_.wait_for_room();
+  issue_write(kind, off, len, data, req);
+}
+
+void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
+                            std::shared_ptr<Request> req) {
+  uint32_t n = 0;
+  for (uint64_t pos = off; pos < off + len; pos = (pos / object_size_ + 1) * object_size_) ++n;
+  req->remaining = n;
+  for (uint64_t pos = off; pos < off + len;) {
+    const uint64_t end = std::min(off + len, (pos / object_size_ + 1) * object_size_);
+    const uint64_t objno = pos / object_size_;
+    readahead_.begin_write(objno);
+    write_piece(kind, objno, pos % object_size_, end - pos,
+                data ? data + (pos - off) : nullptr, req);
+    pos = end;
+  }
+}
+
+void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64_t len,
+                            const char *data, std::shared_ptr<Request> req) {
+  uint64_t seq;
+  bool need_cow;
+  {
+    std::lock_guard lk(m_);
+    seq = snap_seq_;
+    need_cow = seq > 0 && !preserved_.count(objno);
+    if (kind == WriteKind::kWrite)
+      ++stats_.object_writes;
+    else
+      ++stats_.object_removes;
+  }
+  // The whole object (the last one may end at the image's end).
+  const bool whole = off == 0 && (len == object_size_ || objno * object_size_ + len >= size_);
+  auto finish = [this, objno, req](int64_t rc) {
+    readahead_.end_write(objno);
+    piece_done(req, rc < 0 ? rc : 0);
+  };
+  std::optional<ParentObject> parent;
+  {
+    std::lock_guard lk(m_);
+    if (!owned_.count(objno)) parent = parent_object(objno);
+  }
+  if (parent) {
+    // A clone's object that may still read through: copy up first.
+    queue_.submit([this, kind, objno, off, len, data, whole, parent, finish](OpQueue::Finish fin) {
+      queue_.run_on_worker([this, kind, objno, off, len, data, whole, parent, finish, fin] {
+        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
+        bool copied = false;
+        const int rc = copy_up_and_mutate({strata_api, io_, info_.id, objno}, *parent, m, &copied);
+        {
+          std::lock_guard lk(m_);
+          if (rc == 0) owned_.insert(objno);
+          if (copied) ++stats_.copy_ups;
+        }
+        finish(rc);
+        fin(rc);
+      });
+    });
+    return;
+  }
+  if (need_cow) {
+    // First change of this object since the last snapshot: preserve it
+    // first (synchronous calls, on a worker).
+    queue_.submit([this, kind, objno, off, len, data, seq, whole, finish](OpQueue::Finish fin) {
+      queue_.run_on_worker([this, kind, objno, off, len, data, seq, whole, finish, fin] {
+        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
+        bool copied = false, preserved = false;
+        const int rc = mutate_preserving({strata_api, io_, info_.id, objno}, seq, m, &copied,
+                                         &preserved);
+        {
+          std::lock_guard lk(m_);
+          if (rc == 0 && preserved && snap_seq_ == seq) preserved_.insert(objno);
+          if (copied) ++stats_.cow_copies;
+        }
+        finish(rc);
+        fin(rc);
+      });
+    });
+    return;
+  }
+  queue_.submit([this, kind, objno, off, len, data, seq, whole, finish](OpQueue::Finish fin) {
+    const std::string oid = format::data_oid(info_.id, objno);
+    auto on_done = [kind, finish, fin](int64_t rc) {
+      // Discarding what is not there is done already.
+      if (kind != WriteKind::kWrite && rc == -ENOENT) rc = 0;
+      finish(rc);
+      fin(rc);
+    };
+    int rc;
+    if (kind == WriteKind::kWrite) {
+      rc = start_aio(
+          strata_api,
+          [&](strata_completion_t c) { return strata_aio_write(io_, oid.c_str(), c, data, len, off); },
+          on_done);
+    } else if (whole && seq == 0 && !parent_object(objno)) {
+      rc = start_aio(
+          strata_api, [&](strata_completion_t c) { return strata_aio_remove(io_, oid.c_str(), c); },
+          on_done);
+    } else {
+      // Zero or empty only an object that exists (a zero must not create
+      // one); with snapshots an emptied object keeps its omap, and in a
+      // clone an empty object stops reading through, so it is truncated
+      // rather than removed.
+      strata_write_op_t op = strata_write_op_new();
+      if (!op) {
+        on_done(-ENOMEM);
+        return;
+      }
+      strata_write_op_assert_exists(op);
+      if (whole)
+        strata_write_op_truncate(op, 0);
+      else
+        strata_write_op_zero(op, off, len);
+      rc = start_aio(
+          strata_api,
+          [&](strata_completion_t c) {
+            return strata_aio_write_op_operate(op, io_, oid.c_str(), c);
+          },
+          on_done);
+      strata_write_op_release(op);  // operate copied what it needs
+    }
+    if (rc < 0) on_done(rc);
+  });
+}
+
+void OpenImage::flush(Done done) {
+  int rc = 0;
+  {
+    std::lock_guard lk(m_);
+    ++stats_.flushes;
+    const uint64_t covers = next_write_seq_;
+    if (!writes_inflight_.empty() && *writes_inflight_.begin() <= covers) {
+      flushes_.push_back({covers, std::move(done)});
+      return;
+    }
+    rc = flush_error_;
+    flush_error_ = 0;
+  }
+  done(rc);
+}
+
+int OpenImage::extents(uint64_t off, uint64_t len, std::vector<Extent> *out) {
+  out->clear();
+  if (len == 0 || off + len > size_) return -EINVAL;
+  const uint64_t first = off / object_size_;
+  const uint64_t last = std::min((off + len - 1) / object_size_, first + kExtentObjectsMax - 1);
+  const uint64_t n = last - first + 1;
+  std::vector<bool> exists(n, true);
+  if (snap_id_ == 0) {
+    // A snapshot's objects are not simply there or not: report data.
+    std::vector<strata_obj_stat> st(n);
+    std::vector<std::string> oids(n);
+    for (uint64_t i = 0; i < n; ++i) oids[i] = format::data_oid(info_.id, first + i);
+    auto results = run_fanout(strata_api, n, 64, [&](size_t i, strata_completion_t c) {
+      st[i].struct_size = sizeof st[i];
+      return strata_aio_stat(io_, oids[i].c_str(), c, &st[i]);
+    });
+    for (uint64_t i = 0; i < n; ++i) {
+      if (results[i] == -ENOENT) {
+        exists[i] = false;
+      } else if (results[i] < 0) {
+        note_error(static_cast<int>(results[i]), "extents: stat of " + oids[i]);
+        return static_cast<int>(results[i]);
+      }
+    }
+  }
+  const uint64_t end = std::min(off + len, (last + 1) * object_size_);
+  for (uint64_t pos = off; pos < end;) {
+    const uint64_t objno = pos / object_size_;
+    const uint64_t next = std::min(end, (objno + 1) * object_size_);
+    // A clone's missing object within the overlap reads its parent's data.
+    const bool hole = !exists[objno - first] && !parent_object(objno);
+    if (!out->empty() && out->back().hole == hole)
+      out->back().length += next - pos;
+    else
+      out->push_back({pos, next - pos, hole, hole});
+    pos = next;
+  }
+  return 0;
+}
+
+std::optional<ParentObject> OpenImage::parent_object(uint64_t objno) const {
+  if (!parent_) return std::nullopt;
+  const uint64_t start = objno * object_size_;
+  const uint64_t overlap = std::min(parent_->overlap, size_);
+  if (start >= overlap) return std::nullopt;
+  return ParentObject{{strata_api, io_, parent_->image_id, objno},
+                      parent_->snap_id,
+                      std::min<uint64_t>(object_size_, overlap - start)};
+}
+
+// ---- the lock thread ----
+
+void OpenImage::lock_loop() {
+  auto next_renew = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.lock_renew_ms);
+  for (;;) {
+    {
+      std::unique_lock lk(m_);
+      if (cv_.wait_for(lk, kLockTick, [&] { return stopping_; })) return;
+    }
+    if (lock_lost_) continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_renew) {
+      const int rc = lock_->renew();
+      if (rc == -EBUSY) {
+        // Someone took over after our lease ended: writes fail from now on.
+        lock_lost_ = true;
+        note_error(-EBUSY, "lost the exclusive lock (taken over by another client)");
+        continue;
+      }
+      next_renew = rc == 0 ? now + std::chrono::milliseconds(opts_.lock_renew_ms) : now;
+    }
+    // Snapshot requests from `snap create` while we hold the image.
+    try {
+      const Header h = read_header(ref_, info_.id);
+      for (const std::string &snap : h.snap_requests) answer_snapshot_request(snap);
+    } catch (const sdk::Error &e) {
+      note_error(e.code(), std::string("polling the header: ") + e.what());
+    }
+  }
+}
+
+void OpenImage::answer_snapshot_request(const std::string &snap) {
+  {
+    // Stop starting writes and let those in flight finish: the snapshot
+    // is a point between writes.
+    std::unique_lock lk(m_);
+    writes_paused_ = true;
+    cv_.wait(lk, [&] { return active_writes_ == 0; });
+  }
+  try {
+    const SnapInfo s = add_snapshot_record(ref_, info_.id, lock_->current_value(), snap);
+    std::lock_guard lk(m_);
+    snap_seq_ = s.id;
+    preserved_.clear();
+    info_.snaps.push_back(s);
+  } catch (const sdk::Error &e) {
+    note_error(e.code(), std::string("taking snapshot ") + snap + ": " + e.what());
+  }
+  const std::string key = format::kSnapRequestPrefix + snap;
+  strata_bytes k{key.data(), key.size()};
+  (void)strata_omap_rm_keys(io_, format::header_oid(info_.id).c_str(), &k, 1);
+  std::deque<std::function<void()>> resume;
+  {
+    std::lock_guard lk(m_);
+    writes_paused_ = false;
+    resume.swap(paused_writes_);
+    active_writes_ += resume.size();
+  }
+  for (auto &f : resume) f();
+}
+
+int OpenImage::close() {
+  {
+    std::unique_lock lk(m_);
+    if (closed_) return close_error_;
+    cv_.wait(lk, [&] { return requests_inflight_ == 0; });
+    stopping_ = true;
+    closed_ = true;
+    cv_.notify_all();
+  }
+  if (lock_thread_.joinable()) lock_thread_.join();
+  queue_.stop();
+  if (lock_) lock_->release();
+  strata_ioctx_destroy(io_);
+  io_ = nullptr;
+  std::lock_guard lk(m_);
+  return close_error_;
+}
+
+}  // namespace strata::rbd
