@@ -26,13 +26,21 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Starts a server of $1 bytes (further arguments passed on) and waits for
 # its "listening on" line.
+# With --tcp, $uri becomes nbd://HOST:PORT/ with the port the server got.
 start_server() {
   local size=$1
   shift
-  "$server_bin" --size "$size" --unix "$sock" "$@" >"$work/server.out" 2>"$work/server.err" &
+  local where=(--unix "$sock")
+  [[ ${1:-} == --tcp ]] && where=()
+  "$server_bin" --size "$size" "${where[@]}" "$@" >"$work/server.out" 2>"$work/server.err" &
   server_pid=$!
   for _ in $(seq 100); do
-    grep -q "listening on unix:$sock" "$work/server.out" 2>/dev/null && return 0
+    if grep -q "listening on" "$work/server.out" 2>/dev/null; then
+      local addr
+      addr=$(sed -n 's/^listening on //p' "$work/server.out")
+      if [[ $addr == unix:* ]]; then uri="nbd+unix:///?socket=$sock"; else uri="nbd://$addr/"; fi
+      return 0
+    fi
     kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.err"; fail "server died"; }
     sleep 0.05
   done
@@ -101,8 +109,9 @@ grep -q "err= 0" "$work/fio-verify" || { cat "$work/fio-verify"; fail "fio verif
 
 stop_server
 
-step "read-only export"
-start_server $((8 << 20)) --read-only
+step "read-only export over TCP"
+start_server $((8 << 20)) --tcp 127.0.0.1:0 --read-only
+[[ $uri == nbd://127.0.0.1:* ]] || fail "TCP address: $uri"
 nbdinfo "$uri" | grep -q "is_read_only: true" || fail "read-only not advertised"
 head -c 4096 /dev/urandom >"$work/small"
 if nbdcopy "$work/small" "$uri" 2>/dev/null; then fail "write to a read-only export succeeded"; fi

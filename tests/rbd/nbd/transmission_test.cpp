@@ -123,7 +123,8 @@ TEST_CASE("nbd simple replies: bad requests get errors and the connection lives 
 
 TEST_CASE("nbd: device errors map onto the NBD error set", "[nbd]") {
   for (auto [err, want] : {std::pair{ENOSPC, kErrNoSpc}, {EDQUOT, kErrNoSpc}, {EIO, kErrIo},
-                           {ETIMEDOUT, kErrIo}, {EROFS, kErrPerm}, {ENOMEM, kErrNoMem}}) {
+                           {ETIMEDOUT, kErrIo}, {EROFS, kErrPerm}, {ENOMEM, kErrIo},
+                           {ENOTSUP, kErrIo}, {EOVERFLOW, kErrOverflow}}) {
     TestServer s(std::make_shared<FailingDevice>(err));
     TestClient c(s.path);
     c.go("", true);

@@ -116,16 +116,15 @@ constexpr uint32_t kErrShutdown = 108;
 
 // A device result (0 or -errno) as an NBD error; the protocol only has a
 // small set, so everything it does not name becomes EIO. The spec asks
-// for EDQUOT and EFBIG to be reported as ENOSPC.
+// for EDQUOT and EFBIG to be reported as ENOSPC, for ENOMEM to be avoided,
+// and for ENOTSUP only in answer to a fast zero (not offered here).
 inline uint32_t nbd_error_from_errno(int result) {
   switch (-result) {
     case 0: return 0;
     case EPERM: case EROFS: case EACCES: return kErrPerm;
-    case ENOMEM: return kErrNoMem;
     case EINVAL: return kErrInval;
     case ENOSPC: case EDQUOT: case EFBIG: return kErrNoSpc;
     case EOVERFLOW: return kErrOverflow;
-    case ENOTSUP: return kErrNotSup;
     case ESHUTDOWN: return kErrShutdown;
     default: return kErrIo;
   }

@@ -60,6 +60,9 @@ Server::Server(std::vector<NbdExport> exports, NbdServerOptions opts) {
     if (!e.device) throw sdk::make_error(-EINVAL, "nbd: export '%s' has no device", e.name.c_str());
   if (opts.unix_path.empty() == opts.tcp_listen.empty())
     throw sdk::Error(-EINVAL, "nbd: give exactly one of a Unix socket path and a TCP address");
+  // A read reply's data chunk carries its length in 32 bits with the offset.
+  if (opts.max_payload == 0 || opts.max_payload > (1u << 30))
+    throw sdk::make_error(-EINVAL, "nbd: max_payload %u outside 1..1 GiB", opts.max_payload);
   ctx_.exports = std::move(exports);
   ctx_.opts = std::move(opts);
   listen_fd_ = ctx_.opts.unix_path.empty() ? nbd::listen_tcp(ctx_.opts.tcp_listen, &bound_)
