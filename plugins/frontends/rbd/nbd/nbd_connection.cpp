@@ -17,13 +17,14 @@ struct Connection::Request {
   std::vector<char> buf;  // the write payload, or the read's destination
 };
 
-Connection::Connection(int fd, ServerContext &ctx) : fd_(fd), ctx_(ctx) {}
+Connection::Connection(int fd, ServerContext &ctx) : fd_(fd), ctx_(ctx) {
+  ctx_.stats.connections_total++;
+  ctx_.stats.connections_open++;
+}
 
 Connection::~Connection() { ::close(fd_); }
 
 void Connection::run() {
-  ctx_.stats.connections_total++;
-  ctx_.stats.connections_open++;
   auto deadline = Clock::now() + std::chrono::milliseconds(ctx_.opts.handshake_timeout_ms);
   if (negotiate(fd_, ctx_, deadline, &neg_)) {
     ctx_.log(kLogDebug, "nbd: serving '%s' (%s)", neg_.exp->name.c_str(),

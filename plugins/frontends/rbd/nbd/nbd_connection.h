@@ -21,7 +21,8 @@ class Reply;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // Takes ownership of `fd`. `ctx` must outlive run().
+  // Takes ownership of `fd`, counted open in ctx.stats (run() uncounts
+  // it). `ctx` must outlive run().
   Connection(int fd, ServerContext &ctx);
   ~Connection();
   Connection(const Connection &) = delete;
