@@ -220,6 +220,13 @@ TEST_CASE("nbd negotiation: meta contexts", "[nbd]") {
   REQUIRE(set.size() == 1);
   CHECK(set[0].first != 0);
   CHECK(set[0].second == "base:allocation");
+  // A failed SET drops the selection; "base:" alone selects nothing.
+  contexts(kOptSetMetaContext, TestClient::meta_request("nope", {"base:allocation"}), &last);
+  CHECK(last == kRepErrUnknown);
+  CHECK(contexts(kOptSetMetaContext, TestClient::meta_request("", {"base:"}), &last).empty());
+  CHECK(last == kRepAck);
+  set = contexts(kOptSetMetaContext, TestClient::meta_request("", {"base:allocation"}), &last);
+  REQUIRE(set.size() == 1);
   // GO: DF advertised once structured replies are on.
   c.send_option(kOptGo, TestClient::info_request("", {}));
   uint16_t flags = 0;
@@ -252,4 +259,55 @@ TEST_CASE("nbd negotiation: a read-only export says so", "[nbd]") {
   ExportInfo info = c.go();
   CHECK((info.flags & kTxReadOnly) != 0);
   CHECK((info.flags & (kTxSendTrim | kTxSendWriteZeroes)) == 0);
+}
+
+TEST_CASE("nbd negotiation: meta contexts set for another export do not carry over", "[nbd]") {
+  TestServer s(device());
+  TestClient c(s.path);
+  hello(c);
+  c.send_option(kOptStructuredReply, {});
+  CHECK(c.read_option_reply().type == kRepAck);
+  c.send_option(kOptSetMetaContext, TestClient::meta_request("other", {"base:allocation"}));
+  CHECK(c.read_option_reply().type == kRepMetaContext);
+  CHECK(c.read_option_reply().type == kRepAck);
+  c.send_option(kOptGo, TestClient::info_request("", {}));
+  while (c.read_option_reply().type != kRepAck) {
+  }
+  c.send_request(kCmdBlockStatus, 0, 1, 0, 4096);
+  Chunk ch = c.read_chunk();
+  CHECK(ch.type == kReplyTypeError);
+  CHECK(be32_at(ch.payload, 0) == kErrInval);
+}
+
+TEST_CASE("nbd negotiation: an oversized option is drained and refused", "[nbd]") {
+  TestServer s(device());
+  TestClient c(s.path);
+  hello(c);
+  c.send_option(kOptInfo, std::string(100 * 1024, 'x'));
+  CHECK(c.read_option_reply().type == kRepErrTooBig);
+  c.send_option(kOptList, {});
+  OptionReply r = c.read_option_reply();
+  CHECK(r.type == kRepServer);
+}
+
+TEST_CASE("nbd negotiation: block sizes are clamped to what the spec allows", "[nbd]") {
+  // A device preferring 256-byte blocks: the preferred size goes up to 512.
+  struct SmallBlocks : MemDevice {
+    SmallBlocks() : MemDevice(1 << 20) {}
+    uint32_t preferred_block() const override { return 256; }
+  };
+  strata::rbd::NbdServerOptions opts;
+  opts.max_payload = 100000;
+  TestServer s(std::make_shared<SmallBlocks>(), opts);
+  TestClient c(s.path);
+  hello(c);
+  c.send_option(kOptInfo, TestClient::info_request("", {kInfoBlockSize}));
+  for (;;) {
+    OptionReply r = c.read_option_reply();
+    if (r.type == kRepAck) break;
+    if (be16_at(r.data, 0) != kInfoBlockSize) continue;
+    CHECK(be32_at(r.data, 2) == 1);
+    CHECK(be32_at(r.data, 6) == 512);
+    CHECK(be32_at(r.data, 10) == 100000);
+  }
 }

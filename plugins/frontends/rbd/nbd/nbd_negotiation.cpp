@@ -231,13 +231,16 @@ Negotiation::Next Negotiation::info_or_go(uint32_t opt, const Bytes &data, Negot
   }
   // Sent whether asked or not: the device's sizes are what it serves best,
   // and max_payload is a limit the client had better know.
-  uint32_t min_block = std::max<uint32_t>(1, dev.min_block());
-  uint32_t preferred = std::max(min_block, dev.preferred_block());
+  // The spec's bounds: minimum a power of two up to 64 KiB, preferred at
+  // least 512 and the minimum, maximum a multiple of the minimum.
+  uint32_t min_block = std::clamp<uint32_t>(dev.min_block(), 1, 64 * 1024);
+  uint32_t preferred = std::max({512u, min_block, dev.preferred_block()});
+  uint32_t max_block = std::max(ctx_.opts.max_payload, preferred) / min_block * min_block;
   info.clear();
   put16(info, kInfoBlockSize);
   put32(info, min_block);
   put32(info, preferred);
-  put32(info, std::max(ctx_.opts.max_payload, preferred));
+  put32(info, max_block);
   if (!reply(opt, kRepInfo, info)) return Next::close;
 
   if (!reply(opt, kRepAck)) return Next::close;
@@ -262,6 +265,8 @@ Negotiation::Next Negotiation::list(uint32_t opt, const Bytes &data) {
 Negotiation::Next Negotiation::meta_context(uint32_t opt, const Bytes &data) {
   auto sent = [](bool ok) { return ok ? Next::option : Next::close; };
   bool set = opt == kOptSetMetaContext;
+  // SET replaces the selection even when it fails.
+  if (set) base_allocation_ = false;
   if (set && !structured_) return sent(error(opt, kRepErrInvalid, "structured replies not negotiated"));
   Cursor c(data);
   uint32_t name_len = c.u32();
