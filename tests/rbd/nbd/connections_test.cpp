@@ -188,3 +188,23 @@ TEST_CASE("nbd: TCP listening and addresses", "[nbd]") {
   both.tcp_listen = "127.0.0.1:0";
   CHECK_THROWS_AS(strata::rbd::NbdServer::start({{"", "", dev}}, both), strata::sdk::Error);
 }
+
+TEST_CASE("nbd: large writes in flight beyond the buffer budget all complete", "[nbd]") {
+  auto dev = std::make_shared<MemDevice>(kSize * 12, false, 2);
+  strata::rbd::NbdServerOptions opts;
+  opts.max_payload = 1 << 20;
+  TestServer s(dev, opts);
+  TestClient c(s.path);
+  c.go();
+  constexpr int kCount = 80;  // 80 MiB: more than the 64 MiB a connection may hold
+  std::thread writer([&] {
+    std::string data = block_of(7, 1 << 20);
+    for (int i = 0; i < kCount; ++i) c.send_request(kCmdWrite, 0, i, uint64_t(i) << 20, 1 << 20, data);
+  });
+  int ok = 0;
+  for (int i = 0; i < kCount; ++i) ok += c.read_simple().error == 0;
+  writer.join();
+  CHECK(ok == kCount);
+  c.send_request(kCmdRead, 0, 1, uint64_t(kCount - 1) << 20, 1 << 20);
+  CHECK(c.read_simple(1 << 20).data == block_of(7, 1 << 20));
+}

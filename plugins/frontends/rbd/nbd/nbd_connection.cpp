@@ -62,19 +62,9 @@ bool Connection::next_request() {
 
   if (req->type == kCmdDisc) return false;
   uint32_t error = check(*req);
-  if (req->type == kCmdWrite) {
-    // The payload follows whatever we think of the request; it is read in
-    // full before anything is done, so a client that leaves mid-way has
-    // nothing executed.
-    if (error) {
-      if (!drain_payload(req->length)) return false;
-    } else {
-      req->buf.resize(req->length);
-      if (read_exact(fd_, req->buf.data(), req->length, ctx_.stop_fd, Clock::time_point::max()) != 0)
-        return false;
-    }
-  }
   if (error) {
+    // A refused write's payload still follows: consume it to stay in step.
+    if (req->type == kCmdWrite && !drain_payload(req->length)) return false;
     send_error(*req, error);
     return true;
   }
@@ -82,7 +72,19 @@ bool Connection::next_request() {
     block_status(*req);
     return true;
   }
-  wait_for_room();
+  // Room first, then the payload: the budget bounds the memory of the
+  // buffers as well as the number of requests.
+  uint64_t bytes = req->type == kCmdRead || req->type == kCmdWrite ? req->length : 0;
+  wait_for_room(bytes);
+  if (req->type == kCmdWrite) {
+    // Read in full before anything is done, so a client that leaves
+    // mid-way has nothing executed.
+    req->buf.resize(req->length);
+    if (read_exact(fd_, req->buf.data(), req->length, ctx_.stop_fd, Clock::time_point::max()) != 0) {
+      release(bytes);
+      return false;
+    }
+  }
   submit(std::move(req));
   return true;
 }
@@ -143,10 +145,24 @@ uint32_t Connection::check(const Request &req) const {
   return 0;
 }
 
-void Connection::wait_for_room() {
+void Connection::wait_for_room(uint64_t bytes) {
+  uint32_t max_requests = std::max<uint32_t>(1, ctx_.opts.max_inflight_per_connection);
+  uint64_t max_bytes = std::max<uint64_t>(kInflightBytes, ctx_.opts.max_payload);
   std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [this] { return inflight_ < std::max<uint32_t>(1, ctx_.opts.max_inflight_per_connection); });
+  cv_.wait(l, [&] {
+    return inflight_ == 0 || (inflight_ < max_requests && inflight_bytes_ + bytes <= max_bytes);
+  });
   inflight_++;
+  inflight_bytes_ += bytes;
+}
+
+void Connection::release(uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    inflight_--;
+    inflight_bytes_ -= bytes;
+  }
+  cv_.notify_all();
 }
 
 void Connection::wait_idle() {
@@ -211,11 +227,7 @@ void Connection::complete(const std::shared_ptr<Request> &req, int result) {
     send(reply);
   }
   // Last: once inflight_ drops to 0 the reader may close the socket.
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    inflight_--;
-  }
-  cv_.notify_all();
+  release(req->type == kCmdRead || req->type == kCmdWrite ? req->length : 0);
 }
 
 void Connection::block_status(const Request &req) {

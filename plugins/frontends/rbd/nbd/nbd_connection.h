@@ -49,7 +49,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void send_error(const Request &req, uint32_t error);
   void send(const Reply &reply);
-  void wait_for_room();
+  // Takes a slot for a request with `bytes` of buffer once the in-flight
+  // limits allow (always when nothing is in flight); release() gives it back.
+  void wait_for_room(uint64_t bytes);
+  void release(uint64_t bytes);
   void wait_idle();
 
   const int fd_;
@@ -61,7 +64,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  uint32_t inflight_ = 0;  // GUARDED_BY(mu_): submitted, not yet answered
+  uint32_t inflight_ = 0;        // GUARDED_BY(mu_): submitted, not yet answered
+  uint64_t inflight_bytes_ = 0;  // GUARDED_BY(mu_): their read / write buffers
+
+  // Buffers in flight per connection stay under this (or one max_payload).
+  static constexpr uint64_t kInflightBytes = 64u << 20;
 
   std::atomic<bool> finished_{false};
 };

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "nbd_connection.h"
@@ -104,7 +105,13 @@ void Server::accept_loop() {
     }
     nbd::tune_connection(fd);
     auto conn = std::make_shared<Connection>(fd, ctx_);
-    conns_.push_back({conn, std::thread([conn] { conn->run(); })});
+    try {
+      conns_.push_back({conn, std::thread([conn] { conn->run(); })});
+    } catch (const std::system_error &e) {
+      // No thread to serve it: the connection closes with `conn`.
+      ctx_.log(nbd::kLogError, "nbd: no thread for a connection: %s", e.what());
+      ctx_.stats.connections_open--;
+    }
   }
 }
 
