@@ -99,11 +99,13 @@ grep -q '"start": 16777216, "length": 50331648, "depth": 0, "present": true, "ze
   || { cat "$work/qmap"; fail "qemu-img map hole"; }
 
 step "fio randwrite with crc32c verify, 2 jobs, iodepth 16"
+# fio leaves its verify state files in the current directory.
+cd "$work"
 fio --name=nbd --ioengine=nbd --uri="$uri" --rw=randwrite --bs=4k --iodepth=16 --size=32M \
-  --numjobs=2 --offset_increment=32M --verify=crc32c --do_verify=0 --verify_state_save=0 \
+  --numjobs=2 --offset_increment=32M --verify=crc32c --do_verify=0 \
   --group_reporting --output="$work/fio-write" >/dev/null || { cat "$work/fio-write"; fail "fio write"; }
 fio --name=nbd --ioengine=nbd --uri="$uri" --rw=randwrite --bs=4k --iodepth=16 --size=32M \
-  --numjobs=2 --offset_increment=32M --verify=crc32c --verify_only --verify_state_load=0 \
+  --numjobs=2 --offset_increment=32M --verify=crc32c --verify_only \
   --group_reporting --output="$work/fio-verify" >/dev/null || { cat "$work/fio-verify"; fail "fio verify"; }
 grep -q "err= 0" "$work/fio-verify" || { cat "$work/fio-verify"; fail "fio verify errors"; }
 
