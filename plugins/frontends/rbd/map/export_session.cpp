@@ -1,0 +1,98 @@
+#include "export_session.h"
+
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace strata::rbd {
+
+ExportSession::~ExportSession() {
+  end([](const std::string &) {});
+  destroy();
+}
+
+int ExportSession::mount(const fuse_lowlevel_ops &ops, void *userdata,
+                         const std::string &mountpoint, const std::string &options,
+                         std::string *why) {
+  std::vector<std::string> words = {"strata-image-map", "-o", options};
+  std::vector<char *> argv;
+  for (std::string &w : words) argv.push_back(w.data());
+  fuse_args args = FUSE_ARGS_INIT(int(argv.size()), argv.data());
+  se_ = fuse_session_new(&args, &ops, sizeof(ops), userdata);
+  fuse_opt_free_args(&args);
+  if (!se_) {
+    *why = "libfuse refused the options '" + options + "'";
+    return -EINVAL;
+  }
+  if (fuse_session_mount(se_, mountpoint.c_str()) != 0) {
+    fuse_session_destroy(se_);
+    se_ = nullptr;
+    *why = "cannot mount on " + mountpoint +
+           " (is it an existing directory, is /dev/fuse usable, is fusermount3 installed?)";
+    return -EIO;
+  }
+  mountpoint_ = mountpoint;
+  mounted_ = true;
+  return 0;
+}
+
+void ExportSession::serve(unsigned max_threads, std::function<void(int)> on_end) {
+  loop_ = std::thread([this, max_threads, on_end = std::move(on_end)] {
+    fuse_loop_config *cfg = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(cfg, max_threads);
+    fuse_loop_cfg_set_idle_threads(cfg, max_threads / 2 > 0 ? max_threads / 2 : 1);
+    int rc = fuse_session_loop_mt(se_, cfg);
+    fuse_loop_cfg_destroy(cfg);
+    bool ours;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ours = ending_;
+      kernel_ended_ = !ending_;
+    }
+    if (!ours && on_end) on_end(rc);
+  });
+}
+
+void ExportSession::unmount(const std::function<void(const std::string &)> &warn) {
+  // The workers keep serving while this runs, so that whatever the
+  // unmount asks of the file system is answered; the loop then ends on
+  // its own when the kernel drops the connection.
+  if (geteuid() == 0) {
+    if (::umount2(mountpoint_.c_str(), 0) == 0 || errno == EINVAL || errno == ENOENT) return;
+    if (errno == EBUSY) {
+      // Someone still has the file open (an attached loop device): the
+      // connection is aborted, or the loop would never end. Their I/O
+      // fails from now on, which is what unmapping a busy image means.
+      warn(mountpoint_ + " is busy (is a loop device still attached?): aborting its FUSE connection");
+      ::umount2(mountpoint_.c_str(), MNT_FORCE);
+      ::umount2(mountpoint_.c_str(), MNT_DETACH);
+      return;
+    }
+    warn("umount " + mountpoint_ + ": " + std::strerror(errno) + ", trying fusermount3");
+  }
+  fuse_session_unmount(se_);  // fusermount3 -u -z
+}
+
+void ExportSession::end(const std::function<void(const std::string &)> &warn) {
+  bool kernel_ended;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (ending_) return;
+    ending_ = true;
+    kernel_ended = kernel_ended_;
+  }
+  if (se_ && mounted_ && !kernel_ended) unmount(warn);
+  mounted_ = false;
+  if (se_) fuse_session_exit(se_);
+  if (loop_.joinable()) loop_.join();
+}
+
+void ExportSession::destroy() {
+  if (se_) fuse_session_destroy(se_);
+  se_ = nullptr;
+}
+
+}  // namespace strata::rbd
