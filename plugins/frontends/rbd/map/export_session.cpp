@@ -1,5 +1,6 @@
 #include "export_session.h"
 
+#include <poll.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -50,10 +51,18 @@ void ExportSession::serve(unsigned max_threads, std::function<void(int)> on_end)
     {
       std::lock_guard<std::mutex> l(mu_);
       ours = ending_;
-      kernel_ended_ = !ending_;
     }
     if (!ours && on_end) on_end(rc);
   });
+}
+
+bool ExportSession::connection_alive() const {
+  // The kernel flags /dev/fuse with POLLERR once the connection is gone
+  // (unmounted from outside): the mount point may then be someone
+  // else's mount already, not ours to unmount. A loop that failed on its
+  // own leaves the connection, and the mount, to be cleaned up here.
+  pollfd p{fuse_session_fd(se_), POLLIN, 0};
+  return !(::poll(&p, 1, 0) == 1 && (p.revents & POLLERR));
 }
 
 void ExportSession::unmount(const std::function<void(const std::string &)> &warn) {
@@ -77,14 +86,12 @@ void ExportSession::unmount(const std::function<void(const std::string &)> &warn
 }
 
 void ExportSession::end(const std::function<void(const std::string &)> &warn) {
-  bool kernel_ended;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (ending_) return;
     ending_ = true;
-    kernel_ended = kernel_ended_;
   }
-  if (se_ && mounted_ && !kernel_ended) unmount(warn);
+  if (se_ && mounted_ && connection_alive()) unmount(warn);
   mounted_ = false;
   if (se_) fuse_session_exit(se_);
   if (loop_.joinable()) loop_.join();

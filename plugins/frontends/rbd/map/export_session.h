@@ -30,7 +30,7 @@ class ExportSession {
             const std::string &options, std::string *why);
   // Starts the loop; on_end(result) when the kernel ends it.
   void serve(unsigned max_threads, std::function<void(int result)> on_end);
-  // Unmounts unless the kernel already ended the session, and joins the
+  // Unmounts unless the kernel already ended the connection, and joins the
   // loop. Replies sent after this are dropped, but the session stays
   // valid for them until destroy(). Idempotent. warn: one line per
   // problem worth a log line (a busy mount forced).
@@ -39,6 +39,7 @@ class ExportSession {
   void destroy();
 
  private:
+  bool connection_alive() const;
   void unmount(const std::function<void(const std::string &)> &warn);
 
   fuse_session *se_ = nullptr;
@@ -47,7 +48,6 @@ class ExportSession {
   std::thread loop_;
   std::mutex mu_;
   bool ending_ = false;        // guarded by mu_: end() started
-  bool kernel_ended_ = false;  // guarded by mu_: the loop returned on its own
 };
 
 }  // namespace strata::rbd

@@ -39,6 +39,7 @@ ImageFile::ImageFile(std::shared_ptr<BlockDevice> device, std::string file_name,
 
 void ImageFile::init(fuse_conn_info *conn) {
   conn->max_write = max_io_;
+  conn->max_read = max_io_;  // must match the max_read mount option
   // The loop driver submits its direct I/O asynchronously: let the kernel
   // keep many of those requests in flight (they are "background" ones).
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
