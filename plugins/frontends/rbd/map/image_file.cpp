@@ -148,6 +148,10 @@ void ImageFile::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     fuse_reply_err(req, EISDIR);
     return;
   }
+  if (fi->flags & O_TRUNC) {
+    fuse_reply_err(req, EPERM);  // atomic_o_trunc: the truncation comes here, not to setattr
+    return;
+  }
   if (read_only_ && (fi->flags & O_ACCMODE) != O_RDONLY) {
     fuse_reply_err(req, EROFS);  // root passes default_permissions' 0444
     return;
