@@ -98,6 +98,9 @@ void ExportSession::end(const std::function<void(const std::string &)> &warn) {
 }
 
 void ExportSession::destroy() {
+  // With the connection gone this only closes /dev/fuse and frees what
+  // fuse_session_mount kept (the unmount above may have been our own).
+  if (se_) fuse_session_unmount(se_);
   if (se_) fuse_session_destroy(se_);
   se_ = nullptr;
 }

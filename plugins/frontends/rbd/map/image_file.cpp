@@ -37,6 +37,10 @@ ImageFile::ImageFile(std::shared_ptr<BlockDevice> device, std::string file_name,
       log_(std::move(log)),
       mounted_at_(now()) {}
 
+ImageFile::~ImageFile() {
+  for (Handle *h : handles_) delete h;
+}
+
 void ImageFile::init(fuse_conn_info *conn) {
   conn->max_write = max_io_;
   conn->max_read = max_io_;  // must match the max_read mount option
@@ -165,17 +169,27 @@ void ImageFile::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // inode's lock (a block device orders nothing).
   fi->parallel_direct_writes = 1;
 #endif
-  auto *h = new (std::nothrow) Handle;
-  if (!h) {
-    fuse_reply_err(req, ENOMEM);
-    return;
+  auto h = std::make_unique<Handle>();
+  fi->fh = reinterpret_cast<uint64_t>(h.get());
+  {
+    std::lock_guard<std::mutex> l(handles_mu_);
+    handles_.insert(h.get());
   }
-  fi->fh = reinterpret_cast<uint64_t>(h);
-  if (fuse_reply_open(req, fi) != 0) delete h;  // interrupted: no release will come
+  if (fuse_reply_open(req, fi) == 0) {
+    h.release();  // owned by handles_ until release()
+  } else {
+    std::lock_guard<std::mutex> l(handles_mu_);  // interrupted: no release will come
+    handles_.erase(h.get());
+  }
 }
 
 void ImageFile::release(fuse_req_t req, fuse_file_info *fi) {
-  delete &handle(fi);
+  Handle *h = &handle(fi);
+  {
+    std::lock_guard<std::mutex> l(handles_mu_);
+    handles_.erase(h);
+  }
+  delete h;
   fuse_reply_err(req, 0);
 }
 

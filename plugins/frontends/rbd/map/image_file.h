@@ -22,7 +22,9 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "block_device.h"
 #include "export_counters.h"
@@ -40,6 +42,9 @@ class ImageFile {
   // max_io: the largest read or write the kernel may send (max_write).
   ImageFile(std::shared_ptr<BlockDevice> device, std::string file_name, uint32_t max_io,
             ExportLog log);
+  ~ImageFile();  // frees the handles no release came for (the connection ended)
+  ImageFile(const ImageFile &) = delete;
+  ImageFile &operator=(const ImageFile &) = delete;
 
   // The operations table; its userdata must be this ImageFile.
   static const fuse_lowlevel_ops &ops();
@@ -96,6 +101,8 @@ class ImageFile {
   const timespec mounted_at_;  // the file's times: a device has none of its own
   ExportCounters counters_;
   RequestsInFlight in_flight_;
+  std::mutex handles_mu_;
+  std::unordered_set<Handle *> handles_;  // guarded by handles_mu_: open, not yet released
 };
 
 }  // namespace strata::rbd
