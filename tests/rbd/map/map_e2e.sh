@@ -3,8 +3,9 @@
 # behaves as a disk image for dd (O_DIRECT), losetup --direct-io=on gives a
 # block device with direct I/O on, an XFS made on it holds an untarred tree
 # that xfs_repair finds clean and diff finds identical after a remount,
-# punching a hole reads back zeros, and unmounting from outside ends the
-# exporting program with status 0.
+# punching a hole reads back zeros, unmounting from outside ends the
+# exporting program with status 0, and so does SIGTERM while a loop device
+# still holds the file (the connection is aborted, the loop device fails).
 #
 #   map_e2e.sh MAP_MEM_EXPORT SCRATCH_DIR
 #
@@ -57,16 +58,22 @@ if mounted "$mnt"; then fusermount3 -u -z "$mnt"; fi
 rm -rf "$scratch"
 mkdir -p "$mnt" "$xfs" "$scratch/src"
 
+# Starts map_mem_export on $mnt (512 MiB, requests completed on 2 threads)
+# and waits for its "ready".
+start_export() {
+  "$exe" "$mnt" 512M --name disk --async-threads 2 >"$scratch/export.out" 2>"$scratch/export.err" &
+  pid=$!
+  for _ in $(seq 100); do
+    grep -q '^ready$' "$scratch/export.out" && break
+    kill -0 "$pid" 2>/dev/null || fail "map_mem_export ended before it was ready"
+    sleep 0.1
+  done
+  grep -q '^ready$' "$scratch/export.out" || fail "map_mem_export not ready after 10 s"
+  mounted "$mnt" || fail "$mnt is not mounted"
+}
+
 step "export a 512 MiB sparse in-memory device (requests completed on 2 threads)"
-"$exe" "$mnt" 512M --name disk --async-threads 2 >"$scratch/export.out" 2>"$scratch/export.err" &
-pid=$!
-for _ in $(seq 100); do
-  grep -q '^ready$' "$scratch/export.out" && break
-  kill -0 "$pid" 2>/dev/null || fail "map_mem_export ended before it was ready"
-  sleep 0.1
-done
-grep -q '^ready$' "$scratch/export.out" || fail "map_mem_export not ready after 10 s"
-mounted "$mnt" || fail "$mnt is not mounted"
+start_export
 
 step "one file, 0644, root's, of the device's size"
 ls -la "$mnt"
@@ -137,4 +144,22 @@ pid=""
 cat "$scratch/export.out"
 [ "$rc" = 0 ] || fail "map_mem_export exited $rc"
 grep -q "errors 0 " "$scratch/export.out" || fail "the export counted errors"
+
+step "SIGTERM with a loop device still attached: the map ends anyway, status 0, its I/O fails"
+start_export
+loopdev=$(losetup --direct-io=on -f --show "$file")
+kill -TERM "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then fail "map_mem_export still runs 10 s after SIGTERM"; fi
+rc=0
+wait "$pid" || rc=$?
+pid=""
+[ "$rc" = 0 ] || fail "map_mem_export exited $rc after SIGTERM"
+grep -q "is busy" "$scratch/export.err" || fail "no warning about the busy mount"
+if mounted "$mnt"; then fail "$mnt is still mounted after SIGTERM"; fi
+if dd if="$loopdev" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null; then
+  fail "the loop device still reads after the map ended"
+fi
+losetup -d "$loopdev"
+loopdev=""
 echo "PASS"
