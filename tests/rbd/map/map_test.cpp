@@ -24,6 +24,7 @@
 
 #include "file_export.h"
 #include "mem_device.h"
+#include "strata/cpp/plugin_support.hpp"
 
 using strata::rbd::FileExport;
 using strata::rbd::FileExportOptions;
@@ -280,6 +281,24 @@ TEST_CASE("unmounting from outside calls on_unmounted once, and stop() still wor
   m.map->stop();
   m.map->stop();  // idempotent
   CHECK(m.unmounted_calls == 1);
+}
+
+TEST_CASE("mapping onto a directory that does not exist throws an Error naming it",
+          "[rbd][map]") {
+  FileExportOptions opts;
+  opts.mountpoint = std::string(MAP_TEST_SCRATCH) + "/no-such-dir";
+  opts.file_name = "disk";
+  auto device = std::make_shared<rbdtest::MemDevice>(kMiB);
+  try {
+    FileExport::start(device, opts);
+    FAIL("start() returned");
+  } catch (const strata::sdk::Error &e) {
+    CHECK(std::string(e.what()).find(opts.mountpoint) != std::string::npos);
+    CHECK(e.code() < 0);
+  }
+  opts.mountpoint = MAP_TEST_SCRATCH;
+  opts.file_name = "a/b";
+  CHECK_THROWS_AS(FileExport::start(device, opts), strata::sdk::Error);
 }
 
 TEST_CASE("stop() with the file still open ends the map: the open file then fails",

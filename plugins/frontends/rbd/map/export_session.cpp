@@ -1,14 +1,39 @@
 #include "export_session.h"
 
 #include <poll.h>
+#include <spawn.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
+extern "C" char **environ;
+
 namespace strata::rbd {
+
+namespace {
+
+// `fusermount3 -u -z DIR`, waited for; 0 or -errno / -EIO. Not
+// fuse_session_unmount: that closes /dev/fuse first, while device
+// requests in flight may still reply on it (the descriptor's number
+// could by then be another file's).
+int run_fusermount(const std::string &mountpoint) {
+  std::string prog = "fusermount3", u = "-u", z = "-z", dir = mountpoint;
+  char *argv[] = {prog.data(), u.data(), z.data(), dir.data(), nullptr};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, prog.c_str(), nullptr, nullptr, argv, environ);
+  if (rc != 0) return -rc;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -errno;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+}  // namespace
 
 ExportSession::~ExportSession() {
   end([](const std::string &) {});
@@ -82,7 +107,9 @@ void ExportSession::unmount(const std::function<void(const std::string &)> &warn
     }
     warn("umount " + mountpoint_ + ": " + std::strerror(errno) + ", trying fusermount3");
   }
-  fuse_session_unmount(se_);  // fusermount3 -u -z
+  // Lazy: with the file still open the connection, and the loop, last
+  // until its last close (only root can abort it).
+  if (run_fusermount(mountpoint_) != 0) warn("fusermount3 -u -z " + mountpoint_ + " failed");
 }
 
 void ExportSession::end(const std::function<void(const std::string &)> &warn) {
