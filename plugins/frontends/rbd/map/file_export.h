@@ -31,7 +31,9 @@ struct FileExportOptions {
   bool allow_other = false;       // FUSE allow_other (needs user_allow_other unless root)
   std::function<void(int level, const std::string &line)> log;
   // Called once when the mount ends on its own (fusermount3 -u, umount):
-  // result 0, or -errno with a reason.
+  // result 0, or -errno with a reason. Runs on the export's own thread:
+  // it must not call stop() (which joins that thread), only signal the
+  // controlling thread to.
   std::function<void(int result, const std::string &reason)> on_unmounted;
 };
 
