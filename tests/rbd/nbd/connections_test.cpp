@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 #include "mem_device.h"
@@ -149,6 +152,14 @@ TEST_CASE("nbd: stop() with connections open", "[nbd]") {
   CHECK_FALSE(exists(path));
   CHECK(negotiated.closed_by_server());
   CHECK(greeting.closed_by_server());
+  // What the server had taken was answered, successfully, before it closed.
+  int answered = 1, failed = 0;
+  try {
+    for (; answered < 20; ++answered) failed += busy.read_simple().error != 0;
+  } catch (const std::runtime_error &) {  // the server closed after the last one
+  }
+  CHECK(failed == 0);
+  CHECK(busy.closed_by_server());
   CHECK(s->server->stats().connections_open == 0);
   s.reset();
   CHECK_THROWS(TestClient(path));
@@ -207,4 +218,45 @@ TEST_CASE("nbd: large writes in flight beyond the buffer budget all complete", "
   CHECK(ok == kCount);
   c.send_request(kCmdRead, 0, 1, uint64_t(kCount - 1) << 20, 1 << 20);
   CHECK(c.read_simple(1 << 20).data == block_of(7, 1 << 20));
+}
+
+namespace {
+
+// A MemDevice whose reads complete 100 ms late, counting completions.
+class SlowDevice : public MemDevice {
+ public:
+  SlowDevice() : MemDevice(kSize, false, 4) {}
+  void read(uint64_t off, uint64_t len, char *out, strata::rbd::Done done) override {
+    MemDevice::read(off, len, out, [this, done = std::move(done)](int r) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      completed++;  // before done(): once done() ran the server may count it finished
+      done(r);
+    });
+  }
+  std::atomic<int> completed{0};
+};
+
+}  // namespace
+
+TEST_CASE("nbd: stop() waits for the device's requests in flight", "[nbd]") {
+  auto dev = std::make_shared<SlowDevice>();
+  auto s = std::make_unique<TestServer>(dev);
+  TestClient c(s->path);
+  c.go("", true);
+  for (int i = 0; i < 8; ++i) c.send_request(kCmdRead, 0, i, 0, 4096);
+  // The server has taken them all once the first completes (100 ms).
+  Chunk first = c.read_chunk();
+  CHECK(first.type == kReplyTypeOffsetHole);
+  s->server->stop();
+  CHECK(dev->completed == 8);
+  // Their replies went out before the connection closed.
+  int replies = 1;
+  try {
+    for (;;) {
+      c.read_chunk();
+      ++replies;
+    }
+  } catch (const std::runtime_error &) {
+  }
+  CHECK(replies == 8);
 }
