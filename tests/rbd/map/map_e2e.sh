@@ -162,4 +162,5 @@ if dd if="$loopdev" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/n
 fi
 losetup -d "$loopdev"
 loopdev=""
+rm -rf "$scratch/src" "$scratch/tree.tar" "$scratch/random" "$scratch/back"  # kept on failure
 echo "PASS"
