@@ -30,7 +30,8 @@ step "untar a tree into it"
 src=$scratch/src
 rm -rf "$src"
 mkdir -p "$src"
-cp -a /usr/share/doc/. "$src/" 2>/dev/null || true
+# ~16 MB in ~2,500 files and symlinks (the headers the build uses anyway).
+cp -a /usr/share/zoneinfo /usr/include/linux /usr/include/boost/asio "$src/"
 du -sh "$src" | sed 's/^/   source: /'
 tar -C "$src" -cf "$scratch/tree.tar" .
 tar -C "$mnt" -xf "$scratch/tree.tar"
@@ -42,7 +43,7 @@ xfs_repair -n "$loop" >"$scratch/repair.log" 2>&1 || { cat "$scratch/repair.log"
 
 step "remount: the tree is byte for byte the source"
 mount "$loop" "$mnt"
-diff -r "$src" "$mnt" >/dev/null || e2e_fail "the tree on the image differs from the source"
+diff -r --no-dereference "$src" "$mnt" >/dev/null || e2e_fail "the tree on the image differs from the source"
 umount "$mnt"
 losetup -d "$loop"
 

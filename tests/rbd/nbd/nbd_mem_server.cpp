@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
   }
   if (size == 0) return usage();
   opts.log = [](int level, const std::string &line) {
-    if (level <= 1) std::fprintf(stderr, "%s\n", line.c_str());
+    if (level >= STRATA_LOG_WARN) std::fprintf(stderr, "%s\n", line.c_str());
   };
 
   // Block the signals before any thread starts so that only sigwait sees them.

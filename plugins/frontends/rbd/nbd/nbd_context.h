@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "nbd_server.h"
+#include "strata/plugin.h"
 
 namespace strata::rbd::nbd {
 
-// Levels handed to NbdServerOptions::log.
-constexpr int kLogError = 0;
-constexpr int kLogWarning = 1;
-constexpr int kLogInfo = 2;
-constexpr int kLogDebug = 3;
+// Levels handed to NbdServerOptions::log: the host's (strata_log_level),
+// as the file export's are.
+constexpr int kLogError = STRATA_LOG_ERROR;
+constexpr int kLogWarning = STRATA_LOG_WARN;
+constexpr int kLogInfo = STRATA_LOG_INFO;
+constexpr int kLogDebug = STRATA_LOG_DEBUG;
 
 struct StatsCounters {
   std::atomic<uint64_t> connections_total{0}, connections_open{0};

@@ -43,7 +43,7 @@ struct NbdServerOptions {
   uint32_t max_connections = 256;     // beyond: accept and close at once
   uint32_t max_inflight_per_connection = 128;  // the reader waits beyond this
   uint32_t handshake_timeout_ms = 10000;       // a client stuck negotiating is closed
-  std::function<void(int level, const std::string &line)> log;  // may be empty
+  std::function<void(int level, const std::string &line)> log;  // strata_log_level; may be empty
 };
 
 struct NbdServerStats {
