@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `strata nbd serve` with real NBD clients: nbdinfo, qemu-img (convert,
 # compare, map), nbdcopy (several connections), fio's nbd engine with
-# crc32c verification, then kill -9 of the server: after a restart every
-# flushed write is there.
+# crc32c verification (and again while an OSD is killed with -9: writes wait
+# for the PG to peer, none fails), then kill -9 of the server: after a
+# restart every flushed write is there.
 #
 #   nbd_clients.sh STRATA SCRATCH
 set -euo pipefail
@@ -69,6 +70,17 @@ fio --name=verify --ioengine=nbd --uri="$uri" --rw=randwrite --bs=4k --iodepth=1
 grep -q "err= 0" "$scratch/fio.log" || e2e_fail "fio reported errors"
 
 used() { st image du rbd/disk --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["used"])'; }
+
+step "fio verify while an OSD is killed with -9: no error, no verify failure"
+fio --name=osdkill --ioengine=nbd --uri="$uri" --rw=randwrite --bs=4k --iodepth=16 \
+  --size=24M --offset=40M --verify=crc32c --verify_fatal=1 --do_verify=1 \
+  --output="$scratch/fio_osdkill.log" &
+fio_pid=$!
+sleep 1
+"$cluster_sh" kill9 "$cluster" osd.1
+wait "$fio_pid" || { cat "$scratch/fio_osdkill.log" >&2; e2e_fail "fio failed with an OSD killed"; }
+grep -q "err= 0" "$scratch/fio_osdkill.log" || e2e_fail "fio reported errors with an OSD killed"
+"$cluster_sh" start "$strata" "$cluster" >>"$scratch/up.log" 2>&1
 
 step "qemu-io: discard frees space and reads zeros, write zeroes, flush"
 before=$(used)
