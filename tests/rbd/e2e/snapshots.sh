@@ -32,6 +32,29 @@ st image export rbd/vol "$scratch/head.out"
 cmp -s "$scratch/a.bin" "$scratch/head.out" && e2e_fail "the head did not change"
 st image snap ls rbd/vol | grep -q " s1 " || e2e_fail "snap ls does not list s1"
 
+step "a snapshot taken during a sequential writer is crash consistent (a prefix of its writes)"
+cmds=()
+for i in $(seq 0 255); do cmds+=(-c "write -P $((i % 250 + 1)) $((i * 64))k 64k"); done
+qemu-io -f raw "${cmds[@]}" "$uri" >/dev/null &
+writer=$!
+sleep 0.3
+st image snap create rbd/vol@during
+wait "$writer" || e2e_fail "the writer failed while the snapshot was taken"
+st image export rbd/vol@during "$scratch/during.out"
+python3 - "$scratch/during.out" "$scratch/head.out" <<'PY' || e2e_fail "the snapshot is not a prefix of the writes"
+import sys
+snap, old = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+k = 64 << 10
+done = [snap[i * k:(i + 1) * k] == bytes([i % 250 + 1]) * k for i in range(256)]
+for i in range(256):
+    if not done[i]:
+        assert snap[i * k:(i + 1) * k] == old[i * k:(i + 1) * k], f"block {i}: neither old nor new"
+n = done.index(False) if False in done else 256
+assert all(done[:n]) and not any(done[n:]), f"not a prefix: {done}"
+print(f"   the snapshot holds the first {n} of 256 writes")
+PY
+st image snap rm rbd/vol@during
+
 step "rm refuses an image with snapshots"
 st nbd stop --socket "$sock"
 st image rm rbd/vol 2>/dev/null && e2e_fail "rm removed an image with snapshots"
