@@ -36,6 +36,26 @@ bool any_mutation(const std::vector<OsdOp> &ops) {
   return std::any_of(ops.begin(), ops.end(), [](const OsdOp &o) { return is_mutation(o.code); });
 }
 
+bool ops_need_object_state(const std::vector<OsdOp> &ops) {
+  for (const OsdOp &op : ops) {
+    switch (op.code) {
+      case OpCode::kWrite:
+      case OpCode::kWriteFull:
+      case OpCode::kTruncate:
+      case OpCode::kSetXattr:
+      case OpCode::kOmapSet:
+      case OpCode::kOmapSetHeader:
+        continue;
+      case OpCode::kCreate:
+        if (!(op.flags & kCreateExclusive)) continue;
+        return true;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
 Result<ObjectState> load_object_state(store::Store &store, std::string_view coll,
                                       std::string_view oid) {
   ObjectState s;
@@ -251,28 +271,6 @@ int32_t run_op(store::Store &store, const std::string &coll, const std::string &
   return 0;
 }
 
-// Whether any op depends on the object's current state (existence, size,
-// version, attributes) rather than just overwriting part of it.
-bool needs_state(const std::vector<OsdOp> &ops) {
-  for (const OsdOp &op : ops) {
-    switch (op.code) {
-      case OpCode::kWrite:
-      case OpCode::kWriteFull:
-      case OpCode::kTruncate:
-      case OpCode::kSetXattr:
-      case OpCode::kOmapSet:
-      case OpCode::kOmapSetHeader:
-        continue;
-      case OpCode::kCreate:
-        if (!(op.flags & kCreateExclusive)) continue;
-        return true;
-      default:
-        return true;
-    }
-  }
-  return false;
-}
-
 // Where the data digest is kept, and when it is valid: in the object info
 // (written with every mutation, so it reaches every replica in the same
 // transaction as the data it describes), set only while the whole data is
@@ -339,7 +337,7 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
   // skip the two metadata reads.
   ObjectState orig;
   DataDigest digest;  // of the data as the list leaves it, when known
-  if (needs_state(ops)) {
+  if (ops_need_object_state(ops)) {
     auto loaded = load_object_state(store, coll, oid);
     if (!loaded.ok()) {
       out.rc = rc_of(loaded.status());

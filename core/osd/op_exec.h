@@ -46,6 +46,11 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
                         store::Transaction *t);
 
 bool any_mutation(const std::vector<OsdOp> &ops);
+// Whether any op depends on the object's current state (existence, size,
+// version, attributes) rather than just overwriting part of it. Ops that
+// do not read nothing of the object and may run while earlier writes to it
+// are still on their way to the replicas (Pg::do_op pipelines them).
+bool ops_need_object_state(const std::vector<OsdOp> &ops);
 // Whether ops may take more space: anything but removes, truncates, zeroes
 // and removals of xattrs and omap keys (what still runs on a full cluster,
 // so that space can be freed).

@@ -11,10 +11,12 @@
 //   stray:    holds a copy outside the acting set; answers queries until
 //             the primary, clean again, tells it to remove the copy.
 //
-// Client writes: the primary serialises ops per object, builds one store
-// transaction, sends it to every acting replica in parallel while applying
-// it locally, and answers the client when every copy (its own included) is
-// durable. Resent writes are answered from the log (exactly once).
+// Client writes: the primary serialises ops per object (except plain
+// writes, which follow the one before them without waiting for it to
+// settle: see do_op), builds one store transaction, sends it to every
+// acting replica in parallel while applying it locally, and answers the
+// client when every copy (its own included) is durable. Resent writes are
+// answered from the log (exactly once).
 //
 // Threading: every method runs on the PG's shard thread, except what the
 // store callbacks do through PgHost::post_to_pg and the acknowledgement

@@ -61,7 +61,16 @@ void Pg::do_op(const ClientOpRef &op, bool from_slot) {
     }
   }
   ObjectSlot &s = slot(op->oid);
-  if (s.busy() || (!from_slot && !s.waiters.empty())) {
+  // Writes that read nothing of the object (plain writes, full writes,
+  // truncates, xattr and omap sets: what block images send) do not wait
+  // for the previous write to it to settle on every replica: they are
+  // ordered after it in the PG log, in the local store's queue and on
+  // each replica's connection, so every copy applies them in the same
+  // order. Anything else -- a read, a guard, an append, a recovery, or an
+  // op queued behind one of those -- still waits its turn.
+  const bool pipelined = write && !from_slot && s.writes > 0 && !s.recovering &&
+                         s.waiters.empty() && !ops_need_object_state(op->ops);
+  if ((s.busy() && !pipelined) || (!from_slot && !s.waiters.empty())) {
     s.waiters.push_back([this, op] { do_op(op, true); });
     return;
   }
