@@ -111,7 +111,7 @@ TEST_CASE("nbd negotiation: LIST names every export", "[nbd]") {
   CHECK(c.read_option_reply().type == kRepErrInvalid);
 }
 
-TEST_CASE("nbd negotiation: EXPORT_NAME with and without zeroes; unknown name closes", "[nbd]") {
+TEST_CASE("nbd negotiation: EXPORT_NAME with and without zeroes, and an unknown name closes", "[nbd]") {
   TestServer s(device(5 << 20));
   {
     TestClient c(s.path);
