@@ -12,6 +12,14 @@ namespace strata::fuse {
 
 using strata::sdk::Error;
 
+std::unique_ptr<MountClient> MountClient::start(const strata_frontend_host *host,
+                                                strata_cluster_t cluster,
+                                                const strata::sdk::FrontendOptions &options) {
+  if (!STRATA_CLIENT_API_HAS(host->client, session_open))
+    throw sdk::Error(ENOTSUP, "the host's client table has no service sessions (client API 1.2)");
+  return std::make_unique<MountClient>(host, cluster, parse_mount_settings(options.pairs()));
+}
+
 MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t cluster,
                          const MountSettings &settings)
     : host_(host), strata_api(host->client), cluster_(cluster), settings_(settings) {

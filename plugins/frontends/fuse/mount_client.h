@@ -1,6 +1,7 @@
 // One running mount: the MDS session, the MDS client, the message worker,
 // file data, the filesystem and its FUSE session, started and stopped in
-// the order they depend on each other. plugin.cpp wraps it in the C ABI.
+// the order they depend on each other. plugin.cpp exports it through the
+// SDK's frontend adapter (strata/cpp/frontend.hpp).
 #pragma once
 
 #include <condition_variable>
@@ -16,12 +17,17 @@
 #include "message_worker.h"
 #include "mount_settings.h"
 #include "session_transport.h"
-#include "strata/frontend.h"
+#include "strata/cpp/frontend.hpp"
 
 namespace strata::fuse {
 
 class MountClient {
  public:
+  // The plugin's start: the options parsed (std::invalid_argument for a bad
+  // one), then mounted.
+  static std::unique_ptr<MountClient> start(const strata_frontend_host *host,
+                                            strata_cluster_t cluster,
+                                            const strata::sdk::FrontendOptions &options);
   // Mounts; throws strata::sdk::Error with the reason on failure (having
   // undone what it began).
   MountClient(const strata_frontend_host *host, strata_cluster_t cluster,

@@ -1,7 +1,8 @@
 #include "export_settings.h"
 
-#include <cstdlib>
 #include <stdexcept>
+
+#include "strata/cpp/frontend.hpp"
 
 namespace strata::rbd {
 
@@ -31,24 +32,10 @@ const strata_option_spec kOptions[] = {
 };
 
 uint64_t to_number(const std::string &key, const std::string &v) {
-  char *end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (end == v.c_str()) throw std::invalid_argument(key + ": '" + v + "' is not a number");
-  switch (*end | 0x20) {
-    case 'k':
-      return n << 10;
-    case 'm':
-      return n << 20;
-    case 'g':
-      return n << 30;
-    case 't':
-      return n << 40;
-    default:
-      return n;
-  }
+  return sdk::parse_option_number(key, v);
 }
 
-bool to_bool(const std::string &v) { return v == "true" || v == "1" || v == "yes" || v == "on"; }
+bool to_bool(const std::string &v) { return sdk::parse_option_flag(v); }
 
 }  // namespace
 

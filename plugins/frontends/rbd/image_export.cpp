@@ -40,6 +40,12 @@ void metric(std::ostringstream &o, const std::string &image, const char *name, c
 
 }  // namespace
 
+std::unique_ptr<ImageExport> ImageExport::start(const strata_frontend_host *host,
+                                               strata_cluster_t cluster,
+                                               const strata::sdk::FrontendOptions &options) {
+  return std::make_unique<ImageExport>(host, cluster, parse_export_settings(options.pairs()));
+}
+
 ImageExport::ImageExport(const strata_frontend_host *host, strata_cluster_t cluster,
                          ExportSettings s)
     : host_(host), settings_(std::move(s)) {

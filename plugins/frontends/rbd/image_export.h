@@ -6,7 +6,7 @@
 #include <string>
 
 #include "export_settings.h"
-#include "strata/frontend.h"
+#include "strata/cpp/frontend.hpp"
 
 namespace strata::rbd {
 
@@ -16,9 +16,13 @@ class FileExport;
 
 class ImageExport {
  public:
-  // Opens the image and starts serving it. Throws strata::sdk::Error
-  // naming the image, socket or mount point on failure (nothing is left
-  // running then).
+  // The plugin's start (strata/cpp/frontend.hpp): the options parsed, the
+  // image opened and served. Throws std::invalid_argument for options that
+  // do not fit together, strata::sdk::Error naming the image, socket or
+  // mount point on other failures (nothing is left running then).
+  static std::unique_ptr<ImageExport> start(const strata_frontend_host *host,
+                                            strata_cluster_t cluster,
+                                            const strata::sdk::FrontendOptions &options);
   ImageExport(const strata_frontend_host *host, strata_cluster_t cluster, ExportSettings s);
   ~ImageExport();
 

@@ -144,6 +144,8 @@ struct OptionTable {
   constexpr OptionTable(std::nullptr_t) {}
   template <size_t N>
   constexpr OptionTable(const strata_option_spec (&a)[N]) : specs(a), count(N) {}
+  // A table kept elsewhere (a plugin whose options live with their parser).
+  constexpr OptionTable(const strata_option_spec *a, size_t n) : specs(a), count(n) {}
 };
 
 // Calls a visitor by the convention of plugin.h and remembers a stop: the
