@@ -35,8 +35,8 @@ void OpenImage::lock_loop() {
     }
     // Snapshot requests from `snap create` while we hold the image.
     try {
-      const Header h = read_header(ref_, info_.id);
-      for (const std::string &snap : h.snap_requests) answer_snapshot_request(snap);
+      for (const std::string &snap : list_snap_requests(ref_, info_.id))
+        answer_snapshot_request(snap);
     } catch (const sdk::Error &e) {
       note_error(e.code(), std::string("polling the header: ") + e.what());
     }
