@@ -3,6 +3,7 @@
 // flushes. (The lock thread: image_lock_thread.cpp; extents:
 // image_extents.cpp.)
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 
@@ -93,7 +94,10 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
   info_.created_ns = h.created_ns;
   for (const auto &[id, s] : h.snaps) info_.snaps.push_back(s);
   info_.parent = h.parent;
-  if (lock_) lock_thread_ = std::thread([this] { lock_loop(); });
+  if (lock_) {
+    lease_valid_until_ns_ = lock_->valid_until().time_since_epoch().count();
+    lock_thread_ = std::thread([this] { lock_loop(); });
+  }
 }
 
 OpenImage::~OpenImage() { (void)close(); }
@@ -345,6 +349,12 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
   }
   if (lock_lost_) {
     note_error(-EBUSY, "write refused: another client took over the exclusive lock");
+    done(-EBUSY);
+    return;
+  }
+  if (std::chrono::steady_clock::now().time_since_epoch().count() > lease_valid_until_ns_) {
+    // Not renewed in time: someone may hold the lock by now.
+    note_error(-EBUSY, "write refused: the exclusive lock's lease ran out before its renewal");
     done(-EBUSY);
     return;
   }

@@ -31,6 +31,7 @@ void OpenImage::lock_loop() {
         note_error(-EBUSY, "lost the exclusive lock (taken over by another client)");
         continue;
       }
+      if (rc == 0) lease_valid_until_ns_ = lock_->valid_until().time_since_epoch().count();
       next_renew = rc == 0 ? now + std::chrono::milliseconds(opts_.lock_renew_ms) : now;
     }
     // Snapshot requests from `snap create` while we hold the image.
