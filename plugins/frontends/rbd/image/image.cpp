@@ -16,6 +16,9 @@ namespace strata::rbd {
 
 namespace {
 constexpr unsigned kWorkers = 2;  // threads for copy-on-write and snapshot reads
+// Largest read-ahead read: large enough to save operations, small enough
+// that the reader waits for little more than the block it needs.
+constexpr uint64_t kMaxPrefetchRead = 512u << 10;
 
 // What one object's part of a write or discard does to the object: a
 // discard of the whole object empties it, of a part zeroes that part.
@@ -290,22 +293,47 @@ void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst
 }
 
 void OpenImage::prefetch(uint64_t off, uint64_t len) {
-  for (auto &b : readahead_.begin_prefetch(off, len)) {
+  // Adjacent blocks of one object are fetched by one read (fewer, larger
+  // operations), then handed out block by block.
+  const auto blocks = readahead_.begin_prefetch(off, len);
+  for (size_t i = 0; i < blocks.size();) {
+    size_t j = i + 1;
+    uint64_t span = blocks[i]->len;
+    while (j < blocks.size() && blocks[j]->objno == blocks[i]->objno &&
+           blocks[j]->off == blocks[i]->off + span && span < kMaxPrefetchRead) {
+      span += blocks[j]->len;
+      ++j;
+    }
+    std::vector<Readahead::BlockPtr> group(blocks.begin() + static_cast<ptrdiff_t>(i),
+                                           blocks.begin() + static_cast<ptrdiff_t>(j));
+    i = j;
     {
       std::lock_guard lk(m_);
-      stats_.readahead_bytes += b->len;
+      stats_.readahead_bytes += span;
       ++stats_.object_reads;
     }
-    queue_.submit([this, b](OpQueue::Finish fin) {
-      const std::string oid = format::data_oid(info_.id, b->objno);
-      auto on_done = [this, b, fin](int64_t rc) {
-        readahead_.fetched(b, rc);
+    queue_.submit([this, group = std::move(group), span](OpQueue::Finish fin) {
+      const uint64_t first = group.front()->off;
+      auto buf = std::make_shared<std::vector<char>>(span);
+      const std::string oid = format::data_oid(info_.id, group.front()->objno);
+      auto on_done = [this, group, buf, first, fin](int64_t rc) {
+        for (const auto &b : group) {
+          int64_t part = rc;  // this block's share of the bytes read
+          if (rc >= 0) {
+            const uint64_t skip = b->off - first;
+            part = static_cast<uint64_t>(rc) > skip
+                       ? std::min<int64_t>(rc - static_cast<int64_t>(skip), b->len)
+                       : 0;
+            if (part > 0) std::memcpy(b->data.data(), buf->data() + skip, part);
+          }
+          readahead_.fetched(b, part);
+        }
         fin(rc);
       };
       const int rc = start_aio(
           strata_api,
           [&](strata_completion_t c) {
-            return strata_aio_read(io_, oid.c_str(), c, b->data.data(), b->len, b->off);
+            return strata_aio_read(io_, oid.c_str(), c, buf->data(), span, first);
           },
           on_done);
       if (rc < 0) on_done(rc);
