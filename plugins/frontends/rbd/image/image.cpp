@@ -202,7 +202,10 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
     ++stats_.reads;
     stats_.bytes_read += len;
   }
-  req->remaining = static_cast<uint32_t>(pieces.size());
+  // One count more than pieces, given back once this call is done with
+  // `this`: the request (and so a close() waiting for it) cannot finish
+  // while we are still issuing it.
+  req->remaining = static_cast<uint32_t>(pieces.size()) + 1;
   queue_.wait_for_room();
   std::vector<Piece> misses;
   for (const Piece &p : pieces) {
@@ -244,6 +247,7 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
     const auto [ra_off, ra_len] = readahead_.on_read(off, len);
     if (ra_len) prefetch(ra_off, ra_len);
   }
+  piece_done(req, 0);
 }
 
 void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst,
@@ -421,7 +425,7 @@ void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const ch
                             std::shared_ptr<Request> req) {
   uint32_t n = 0;
   for (uint64_t pos = off; pos < off + len; pos = (pos / object_size_ + 1) * object_size_) ++n;
-  req->remaining = n;
+  req->remaining = n + 1;  // + 1 until the loop is done (see read())
   for (uint64_t pos = off; pos < off + len;) {
     const uint64_t end = std::min(off + len, (pos / object_size_ + 1) * object_size_);
     const uint64_t objno = pos / object_size_;
@@ -430,6 +434,7 @@ void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const ch
                 data ? data + (pos - off) : nullptr, req);
     pos = end;
   }
+  piece_done(req, 0);
 }
 
 void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64_t len,
