@@ -15,7 +15,7 @@
 namespace strata::rbd {
 
 namespace {
-constexpr unsigned kWorkers = 2;  // threads for copy-on-write and snapshot reads
+constexpr unsigned kWorkers = 4;  // threads for copy-on-write, copy-up and snapshot reads
 // Largest read-ahead read: large enough to save operations, small enough
 // that the reader waits for little more than the block it needs.
 constexpr uint64_t kMaxPrefetchRead = 512u << 10;
