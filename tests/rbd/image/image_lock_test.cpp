@@ -71,6 +71,8 @@ TEST_CASE("an expired lease is taken over and the old holder's writes then fail 
   open_error(p, "l", {}, &code);
   CHECK(code == -EBUSY);
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Past its lease and not renewed: the old holder stops writing by itself.
+  CHECK(write_sync(*old, 3, "x") == -EBUSY);
   auto taker = p.open("l");
   REQUIRE(write_sync(*taker, 0, "new") == 0);
   // The old holder's renewal finds the lock taken.
@@ -92,10 +94,10 @@ TEST_CASE("a renewing holder keeps its lock past the lease", "[rbd][image]") {
   TestPool p("lock_renew");
   p.store->create("l", {65536, 65536});
   OpenOptions o;
-  o.lock_lease_ms = 600;
+  o.lock_lease_ms = 1500;
   o.lock_renew_ms = 200;
   auto holder = p.open("l", o);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   int code = 0;
   open_error(p, "l", {}, &code);
   CHECK(code == -EBUSY);

@@ -47,6 +47,7 @@ void ExclusiveLock::acquire() {
     const uint64_t now = format::now_realtime_ns();
     if (lock && lock->owner != owner_ && lock->expires_ns > now)
       fail(-EBUSY, ref_, "image locked (" + describe_holder(*lock, now) + "):");
+    const auto started = std::chrono::steady_clock::now();
     const std::string value = value_for_new_lease();
     strata_write_op_t wop = strata_write_op_new();
     strata_write_op_assert_version(wop, version);
@@ -57,6 +58,7 @@ void ExclusiveLock::acquire() {
     check_rc(rc, ref_, "taking the lock of");
     current_ = value;
     held_ = true;
+    valid_until_ = started + std::chrono::milliseconds(lease_ms_);
     return;
   }
   fail(-EBUSY, ref_, "could not take the lock (the header kept changing) of");
@@ -65,6 +67,7 @@ void ExclusiveLock::acquire() {
 int ExclusiveLock::renew() {
   if (!held_) return -EBUSY;
   const strata_client_api *strata_api = ref_.api;
+  const auto started = std::chrono::steady_clock::now();
   const std::string value = value_for_new_lease();
   strata_write_op_t wop = strata_write_op_new();
   strata_write_op_cmpxattr(wop, format::kLockXattr, STRATA_CMP_EQ, current_.data(),
@@ -76,7 +79,10 @@ int ExclusiveLock::renew() {
     held_ = false;
     return -EBUSY;
   }
-  if (rc == 0) current_ = value;
+  if (rc == 0) {
+    current_ = value;
+    valid_until_ = started + std::chrono::milliseconds(lease_ms_);
+  }
   return rc;
 }
 

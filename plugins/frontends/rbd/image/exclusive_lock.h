@@ -6,6 +6,7 @@
 // touch a lock someone else took over after our lease ended.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,9 @@ class ExclusiveLock {
   void release();
 
   bool held() const { return held_; }
+  // Until when our lease certainly lasts: from just before the write that
+  // took or last renewed it (a steady-clock time, so no clock jumps).
+  std::chrono::steady_clock::time_point valid_until() const { return valid_until_; }
   const std::string &owner() const { return owner_; }
   // The value we last wrote (guards changes made while holding the lock).
   const std::string &current_value() const { return current_; }
@@ -43,6 +47,7 @@ class ExclusiveLock {
   uint32_t lease_ms_;
   std::string current_;  // the value we last wrote
   bool held_ = false;
+  std::chrono::steady_clock::time_point valid_until_{};
 };
 
 // A unique lock owner for this client connection.

@@ -1,10 +1,12 @@
 // An open image's I/O (open_image.h): requests become per-object client
-// calls run in parallel; writes, flushes, read-ahead, the lock thread.
+// calls run in parallel: reads (with read-ahead), writes, discards,
+// flushes. (The lock thread: image_lock_thread.cpp; extents:
+// image_extents.cpp.)
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 
-#include "aio_fanout.h"
 #include "open_image.h"
 #include "store_ops.h"
 #include "strata/cpp/plugin_support.hpp"
@@ -13,9 +15,10 @@
 namespace strata::rbd {
 
 namespace {
-constexpr unsigned kWorkers = 2;            // threads for copy-on-write and snapshot reads
-constexpr uint64_t kExtentObjectsMax = 256;  // objects one extents() call looks at
-constexpr auto kLockTick = std::chrono::milliseconds(250);
+constexpr unsigned kWorkers = 4;  // threads for copy-on-write, copy-up and snapshot reads
+// Largest read-ahead read: large enough to save operations, small enough
+// that the reader waits for little more than the block it needs.
+constexpr uint64_t kMaxPrefetchRead = 512u << 10;
 
 // What one object's part of a write or discard does to the object: a
 // discard of the whole object empties it, of a part zeroes that part.
@@ -94,7 +97,10 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
   info_.created_ns = h.created_ns;
   for (const auto &[id, s] : h.snaps) info_.snaps.push_back(s);
   info_.parent = h.parent;
-  if (lock_) lock_thread_ = std::thread([this] { lock_loop(); });
+  if (lock_) {
+    lease_valid_until_ns_ = lock_->valid_until().time_since_epoch().count();
+    lock_thread_ = std::thread([this] { lock_loop(); });
+  }
 }
 
 OpenImage::~OpenImage() { (void)close(); }
@@ -196,7 +202,10 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
     ++stats_.reads;
     stats_.bytes_read += len;
   }
-  req->remaining = static_cast<uint32_t>(pieces.size());
+  // One count more than pieces, given back once this call is done with
+  // `this`: the request (and so a close() waiting for it) cannot finish
+  // while we are still issuing it.
+  req->remaining = static_cast<uint32_t>(pieces.size()) + 1;
   queue_.wait_for_room();
   std::vector<Piece> misses;
   for (const Piece &p : pieces) {
@@ -238,6 +247,7 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
     const auto [ra_off, ra_len] = readahead_.on_read(off, len);
     if (ra_len) prefetch(ra_off, ra_len);
   }
+  piece_done(req, 0);
 }
 
 void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst,
@@ -287,22 +297,47 @@ void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst
 }
 
 void OpenImage::prefetch(uint64_t off, uint64_t len) {
-  for (auto &b : readahead_.begin_prefetch(off, len)) {
+  // Adjacent blocks of one object are fetched by one read (fewer, larger
+  // operations), then handed out block by block.
+  const auto blocks = readahead_.begin_prefetch(off, len);
+  for (size_t i = 0; i < blocks.size();) {
+    size_t j = i + 1;
+    uint64_t span = blocks[i]->len;
+    while (j < blocks.size() && blocks[j]->objno == blocks[i]->objno &&
+           blocks[j]->off == blocks[i]->off + span && span < kMaxPrefetchRead) {
+      span += blocks[j]->len;
+      ++j;
+    }
+    std::vector<Readahead::BlockPtr> group(blocks.begin() + static_cast<ptrdiff_t>(i),
+                                           blocks.begin() + static_cast<ptrdiff_t>(j));
+    i = j;
     {
       std::lock_guard lk(m_);
-      stats_.readahead_bytes += b->len;
+      stats_.readahead_bytes += span;
       ++stats_.object_reads;
     }
-    queue_.submit([this, b](OpQueue::Finish fin) {
-      const std::string oid = format::data_oid(info_.id, b->objno);
-      auto on_done = [this, b, fin](int64_t rc) {
-        readahead_.fetched(b, rc);
+    queue_.submit([this, group = std::move(group), span](OpQueue::Finish fin) {
+      const uint64_t first = group.front()->off;
+      auto buf = std::make_shared<std::vector<char>>(span);
+      const std::string oid = format::data_oid(info_.id, group.front()->objno);
+      auto on_done = [this, group, buf, first, fin](int64_t rc) {
+        for (const auto &b : group) {
+          int64_t part = rc;  // this block's share of the bytes read
+          if (rc >= 0) {
+            const uint64_t skip = b->off - first;
+            part = static_cast<uint64_t>(rc) > skip
+                       ? std::min<int64_t>(rc - static_cast<int64_t>(skip), b->len)
+                       : 0;
+            if (part > 0) std::memcpy(b->data.data(), buf->data() + skip, part);
+          }
+          readahead_.fetched(b, part);
+        }
         fin(rc);
       };
       const int rc = start_aio(
           strata_api,
           [&](strata_completion_t c) {
-            return strata_aio_read(io_, oid.c_str(), c, b->data.data(), b->len, b->off);
+            return strata_aio_read(io_, oid.c_str(), c, buf->data(), span, first);
           },
           on_done);
       if (rc < 0) on_done(rc);
@@ -349,6 +384,12 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
     done(-EBUSY);
     return;
   }
+  if (std::chrono::steady_clock::now().time_since_epoch().count() > lease_valid_until_ns_) {
+    // Not renewed in time: someone may hold the lock by now.
+    note_error(-EBUSY, "write refused: the exclusive lock's lease ran out before its renewal");
+    done(-EBUSY);
+    return;
+  }
   auto req = std::make_shared<Request>();
   req->done = std::move(done);
   req->what = std::string(kind == WriteKind::kWrite     ? "write "
@@ -384,7 +425,7 @@ void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const ch
                             std::shared_ptr<Request> req) {
   uint32_t n = 0;
   for (uint64_t pos = off; pos < off + len; pos = (pos / object_size_ + 1) * object_size_) ++n;
-  req->remaining = n;
+  req->remaining = n + 1;  // + 1 until the loop is done (see read())
   for (uint64_t pos = off; pos < off + len;) {
     const uint64_t end = std::min(off + len, (pos / object_size_ + 1) * object_size_);
     const uint64_t objno = pos / object_size_;
@@ -393,6 +434,7 @@ void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const ch
                 data ? data + (pos - off) : nullptr, req);
     pos = end;
   }
+  piece_done(req, 0);
 }
 
 void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64_t len,
@@ -518,46 +560,6 @@ void OpenImage::flush(Done done) {
   done(rc);
 }
 
-int OpenImage::extents(uint64_t off, uint64_t len, std::vector<Extent> *out) {
-  out->clear();
-  if (len == 0 || off + len > size_) return -EINVAL;
-  const uint64_t first = off / object_size_;
-  const uint64_t last = std::min((off + len - 1) / object_size_, first + kExtentObjectsMax - 1);
-  const uint64_t n = last - first + 1;
-  std::vector<bool> exists(n, true);
-  if (snap_id_ == 0) {
-    // A snapshot's objects are not simply there or not: report data.
-    std::vector<strata_obj_stat> st(n);
-    std::vector<std::string> oids(n);
-    for (uint64_t i = 0; i < n; ++i) oids[i] = format::data_oid(info_.id, first + i);
-    auto results = run_fanout(strata_api, n, 64, [&](size_t i, strata_completion_t c) {
-      st[i].struct_size = sizeof st[i];
-      return strata_aio_stat(io_, oids[i].c_str(), c, &st[i]);
-    });
-    for (uint64_t i = 0; i < n; ++i) {
-      if (results[i] == -ENOENT) {
-        exists[i] = false;
-      } else if (results[i] < 0) {
-        note_error(static_cast<int>(results[i]), "extents: stat of " + oids[i]);
-        return static_cast<int>(results[i]);
-      }
-    }
-  }
-  const uint64_t end = std::min(off + len, (last + 1) * object_size_);
-  for (uint64_t pos = off; pos < end;) {
-    const uint64_t objno = pos / object_size_;
-    const uint64_t next = std::min(end, (objno + 1) * object_size_);
-    // A clone's missing object within the overlap reads its parent's data.
-    const bool hole = !exists[objno - first] && !parent_object(objno);
-    if (!out->empty() && out->back().hole == hole)
-      out->back().length += next - pos;
-    else
-      out->push_back({pos, next - pos, hole, hole});
-    pos = next;
-  }
-  return 0;
-}
-
 std::optional<ParentObject> OpenImage::parent_object(uint64_t objno) const {
   if (!parent_) return std::nullopt;
   const uint64_t start = objno * object_size_;
@@ -566,85 +568,6 @@ std::optional<ParentObject> OpenImage::parent_object(uint64_t objno) const {
   return ParentObject{{strata_api, io_, parent_->image_id, objno},
                       parent_->snap_id,
                       std::min<uint64_t>(object_size_, overlap - start)};
-}
-
-// ---- the lock thread ----
-
-void OpenImage::lock_loop() {
-  auto next_renew = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts_.lock_renew_ms);
-  for (;;) {
-    {
-      std::unique_lock lk(m_);
-      if (cv_.wait_for(lk, kLockTick, [&] { return stopping_; })) return;
-    }
-    if (lock_lost_) continue;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= next_renew) {
-      const int rc = lock_->renew();
-      if (rc == -EBUSY) {
-        // Someone took over after our lease ended: writes fail from now on.
-        lock_lost_ = true;
-        note_error(-EBUSY, "lost the exclusive lock (taken over by another client)");
-        continue;
-      }
-      next_renew = rc == 0 ? now + std::chrono::milliseconds(opts_.lock_renew_ms) : now;
-    }
-    // Snapshot requests from `snap create` while we hold the image.
-    try {
-      const Header h = read_header(ref_, info_.id);
-      for (const std::string &snap : h.snap_requests) answer_snapshot_request(snap);
-    } catch (const sdk::Error &e) {
-      note_error(e.code(), std::string("polling the header: ") + e.what());
-    }
-  }
-}
-
-void OpenImage::answer_snapshot_request(const std::string &snap) {
-  {
-    // Stop starting writes and let those in flight finish: the snapshot
-    // is a point between writes.
-    std::unique_lock lk(m_);
-    writes_paused_ = true;
-    cv_.wait(lk, [&] { return active_writes_ == 0; });
-  }
-  try {
-    const SnapInfo s = add_snapshot_record(ref_, info_.id, lock_->current_value(), snap);
-    std::lock_guard lk(m_);
-    snap_seq_ = s.id;
-    preserved_.clear();
-    info_.snaps.push_back(s);
-  } catch (const sdk::Error &e) {
-    note_error(e.code(), std::string("taking snapshot ") + snap + ": " + e.what());
-  }
-  const std::string key = format::kSnapRequestPrefix + snap;
-  strata_bytes k{key.data(), key.size()};
-  (void)strata_omap_rm_keys(io_, format::header_oid(info_.id).c_str(), &k, 1);
-  std::deque<std::function<void()>> resume;
-  {
-    std::lock_guard lk(m_);
-    writes_paused_ = false;
-    resume.swap(paused_writes_);
-    active_writes_ += resume.size();
-  }
-  for (auto &f : resume) f();
-}
-
-int OpenImage::close() {
-  {
-    std::unique_lock lk(m_);
-    if (closed_) return close_error_;
-    cv_.wait(lk, [&] { return requests_inflight_ == 0; });
-    stopping_ = true;
-    closed_ = true;
-    cv_.notify_all();
-  }
-  if (lock_thread_.joinable()) lock_thread_.join();
-  queue_.stop();
-  if (lock_) lock_->release();
-  strata_ioctx_destroy(io_);
-  io_ = nullptr;
-  std::lock_guard lk(m_);
-  return close_error_;
 }
 
 }  // namespace strata::rbd

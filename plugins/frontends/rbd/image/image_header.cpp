@@ -125,4 +125,21 @@ Header read_header(const ImageRef &ref, const std::string &id) {
   return h;
 }
 
+std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::string &id) {
+  const strata_client_api *strata_api = ref.api;
+  const std::string first = format::kSnapRequestPrefix;  // keys after "snapreq_"...
+  const std::string end = "snapreq`";                    // ...before "snapreq`"
+  strata_omap_iter_t it = nullptr;
+  const int rc = strata_omap_list(ref.io, format::header_oid(id).c_str(), first.data(),
+                                  first.size(), end.data(), end.size(), 100, &it);
+  check_rc(rc, ref, "reading snapshot requests of");
+  std::vector<std::string> names;
+  const void *kp, *vp;
+  size_t kl, vl;
+  while (strata_omap_iter_next(it, &kp, &kl, &vp, &vl) == 1)
+    names.emplace_back(static_cast<const char *>(kp) + first.size(), kl - first.size());
+  strata_omap_iter_end(it);
+  return names;
+}
+
 }  // namespace strata::rbd

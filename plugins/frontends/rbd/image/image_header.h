@@ -49,6 +49,10 @@ std::string lookup_image_id(const ImageRef &ref);
 // The header of image `id` (-ENOENT if it is gone).
 Header read_header(const ImageRef &ref, const std::string &id);
 
+// The snapshot names asked of the lock holder (snapreq_ keys): a small
+// read, for the holder's poll.
+std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::string &id);
+
 // Throws Error(rc, "<what> pool/name: <errno text>") when rc < 0.
 void check_rc(int64_t rc, const ImageRef &ref, const std::string &what);
 [[noreturn]] void fail(int rc, const ImageRef &ref, const std::string &what);

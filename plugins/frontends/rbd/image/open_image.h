@@ -94,6 +94,9 @@ class OpenImage final : public Image {
   std::unique_ptr<ExclusiveLock> lock_;
   std::thread lock_thread_;
   std::atomic<bool> lock_lost_{false};
+  // Our lease's end (steady-clock ns): past it, writes are refused until a
+  // renewal succeeds, since another client may take the lock over then.
+  std::atomic<int64_t> lease_valid_until_ns_{0};
 
   mutable std::mutex m_;
   std::condition_variable cv_;

@@ -1,6 +1,8 @@
 #include "store_ops.h"
 
 #include <cerrno>
+#include <map>
+#include <vector>
 #include <cstring>
 
 #include "strata/cpp/plugin_support.hpp"
@@ -42,5 +44,55 @@ ScopedAdminLock::ScopedAdminLock(const ImageRef &ref, const std::string &image_i
 }
 
 ScopedAdminLock::~ScopedAdminLock() { lock_->release(); }
+
+void check_name(const ImageRef &ref, const std::string &name, const char *what) {
+  const std::string why = format::name_problem(name);
+  if (!why.empty()) throw sdk::Error(-EINVAL, std::string(what) + " in pool " + ref.pool +
+                                                  ": " + why);
+}
+
+void set_header_keys(const ImageRef &ref, const std::string &id, const std::string &lock_value,
+                     const std::vector<std::pair<std::string, std::string>> &kv) {
+  const strata_client_api *strata_api = ref.api;
+  std::vector<strata_bytes> keys, vals;
+  for (const auto &[k, v] : kv) {
+    keys.push_back({k.data(), k.size()});
+    vals.push_back({v.data(), v.size()});
+  }
+  strata_write_op_t op = strata_write_op_new();
+  strata_write_op_cmpxattr(op, format::kLockXattr, STRATA_CMP_EQ, lock_value.data(),
+                           lock_value.size());
+  strata_write_op_omap_set(op, keys.data(), vals.data(), keys.size());
+  const int rc = strata_write_op_operate(op, ref.io, format::header_oid(id).c_str(), nullptr);
+  strata_write_op_release(op);
+  if (rc == -ECANCELED) fail(-EBUSY, ref, "lost the lock while updating the header of");
+  check_rc(rc, ref, "updating the header of");
+}
+
+void refuse_if_locked(const ImageRef &ref, const Header &h, const std::string &what) {
+  const uint64_t now = format::now_realtime_ns();
+  if (h.locked_live(now))
+    fail(-EBUSY, ref, what + ": image locked (" + describe_holder(*h.lock, now) + "):");
+}
+
+std::map<uint64_t, std::string> list_clones(const ImageRef &ref, const std::string &oid,
+                                            int *rc_out) {
+  const strata_client_api *strata_api = ref.api;
+  std::map<uint64_t, std::string> out;
+  const std::string first = format::kClonePrefix, end = "clone`";
+  strata_omap_iter_t it = nullptr;
+  *rc_out = strata_omap_list(ref.io, oid.c_str(), first.data(), first.size(), end.data(),
+                             end.size(), 1000, &it);
+  if (*rc_out < 0) return out;
+  const void *kp, *vp;
+  size_t kl, vl;
+  while (strata_omap_iter_next(it, &kp, &kl, &vp, &vl) == 1) {
+    std::string_view key(static_cast<const char *>(kp), kl);
+    if (auto id = format::parse_hex16(key.substr(first.size())))
+      out[*id] = std::string(static_cast<const char *>(vp), vl);
+  }
+  strata_omap_iter_end(it);
+  return out;
+}
 
 }  // namespace strata::rbd
