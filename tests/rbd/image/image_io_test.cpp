@@ -2,7 +2,6 @@
 // discard, extents, flush, read-ahead.
 #include <catch2/catch.hpp>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <future>
 #include <random>
@@ -266,33 +265,6 @@ TEST_CASE("with one object operation in flight at a time, requests still all com
                      std::string(5 * kObj, '\0');
   CHECK(first_difference(got, want) == -1);
   CHECK(img->stats().object_writes == 13);
-}
-
-// Not run by ctest (hidden): the seed of read-ahead, a reader issuing one
-// 128 KiB request at a time, with and without it.
-TEST_CASE("sequential 128 KiB reads one at a time, with and without read-ahead",
-          "[.bench][rbd][image]") {
-  REQUIRE_CLUSTER(shared_cluster());
-  TestPool p("io_bench");
-  const uint64_t size = 64u << 20;
-  p.store->create("b", {size, strata::rbd::kDefaultObjectSize});
-  {
-    auto img = p.open("b");
-    const std::string d = pattern(4u << 20, 51);
-    for (uint64_t off = 0; off < size; off += d.size()) REQUIRE(write_sync(*img, off, d) == 0);
-  }
-  for (uint64_t ra : {uint64_t{0}, uint64_t{8u << 20}}) {
-    OpenOptions o = read_only_opts();
-    o.readahead_max_bytes = ra;
-    auto img = p.open("b", o);
-    std::string got;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (uint64_t off = 0; off < size; off += 128u << 10)
-      REQUIRE(read_sync(*img, off, 128u << 10, &got) == 0);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    WARN("read-ahead " << (ra >> 20) << " MiB: " << (size >> 20) / s << " MiB/s, hits "
-                       << img->stats().readahead_hits);
-  }
 }
 
 TEST_CASE("threads reading, writing and discarding their own ranges at once stay consistent",

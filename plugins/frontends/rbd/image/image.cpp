@@ -508,7 +508,16 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
       fin(rc);
     };
     int rc;
-    if (kind == WriteKind::kWrite) {
+    if (kind == WriteKind::kWrite && whole) {
+      // A whole object as one full write: the OSDs write a large one
+      // straight to its place (staged on arrival) instead of through
+      // their journals, which halves what the disks take for
+      // sequential writers.
+      rc = start_aio(
+          strata_api,
+          [&](strata_completion_t c) { return strata_aio_write_full(io_, oid.c_str(), c, data, len); },
+          on_done);
+    } else if (kind == WriteKind::kWrite) {
       rc = start_aio(
           strata_api,
           [&](strata_completion_t c) { return strata_aio_write(io_, oid.c_str(), c, data, len, off); },
