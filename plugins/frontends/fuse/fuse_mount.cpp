@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/fuse_loop.h"
 #include "fuse_ops.h"
 
 namespace strata::fuse {
@@ -39,11 +40,7 @@ int FuseMount::mount(Filesystem &fs, const MountSettings &s, std::string *why) {
 
 void FuseMount::serve(uint32_t max_threads, std::function<void(int)> on_end) {
   loop_ = std::thread([this, max_threads, on_end = std::move(on_end)] {
-    fuse_loop_config *cfg = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_max_threads(cfg, max_threads);
-    fuse_loop_cfg_set_idle_threads(cfg, max_threads / 2 > 0 ? max_threads / 2 : 1);
-    int rc = fuse_session_loop_mt(se_, cfg);
-    fuse_loop_cfg_destroy(cfg);
+    int rc = frontends::run_fuse_loop_mt(se_, max_threads);
     bool ours;
     {
       std::lock_guard<std::mutex> l(mu_);

@@ -41,20 +41,7 @@ int copy_up_and_mutate(const ObjectRef &child, const ParentObject &parent,
     // the child object's existence is what stops reading through.
     const bool zeros = std::all_of(data.begin(), data.end(), [](char c) { return c == 0; });
     if (!zeros) strata_write_op_write_full(op, data.data(), data.size());
-    switch (m.kind) {
-      case ObjectMutation::Kind::kWrite:
-        strata_write_op_write(op, m.data, m.len, m.off);
-        break;
-      case ObjectMutation::Kind::kWriteFull:
-        strata_write_op_write_full(op, m.data, m.len);
-        break;
-      case ObjectMutation::Kind::kZero:
-        strata_write_op_zero(op, m.off, m.len);
-        break;
-      case ObjectMutation::Kind::kTruncate:
-        strata_write_op_truncate(op, m.len);
-        break;
-    }
+    add_object_mutation(strata_api, op, m);
     rc = strata_write_op_operate(op, child.io, oid.c_str(), nullptr);
     strata_write_op_release(op);
     if (rc == -EEXIST) continue;  // created meanwhile: change it as it is

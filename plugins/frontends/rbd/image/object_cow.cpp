@@ -13,24 +13,6 @@ namespace strata::rbd {
 
 namespace {
 
-void add_mutation(const strata_client_api *strata_api, strata_write_op_t op,
-                  const ObjectMutation &m) {
-  switch (m.kind) {
-    case ObjectMutation::Kind::kWrite:
-      strata_write_op_write(op, m.data, m.len, m.off);
-      break;
-    case ObjectMutation::Kind::kWriteFull:
-      strata_write_op_write_full(op, m.data, m.len);
-      break;
-    case ObjectMutation::Kind::kZero:
-      strata_write_op_zero(op, m.off, m.len);
-      break;
-    case ObjectMutation::Kind::kTruncate:
-      strata_write_op_truncate(op, m.len);
-      break;
-  }
-}
-
 void add_preserved_keys(const strata_client_api *strata_api, strata_write_op_t op,
                         uint64_t snap_seq, const std::string &clone_value) {
   const std::string seq = format::encode_u64(snap_seq);
@@ -78,6 +60,24 @@ HeadState read_head_state(const strata_client_api *strata_api, strata_ioctx_t io
 
 }  // namespace
 
+void add_object_mutation(const strata_client_api *strata_api, strata_write_op_t op,
+                         const ObjectMutation &m) {
+  switch (m.kind) {
+    case ObjectMutation::Kind::kWrite:
+      strata_write_op_write(op, m.data, m.len, m.off);
+      break;
+    case ObjectMutation::Kind::kWriteFull:
+      strata_write_op_write_full(op, m.data, m.len);
+      break;
+    case ObjectMutation::Kind::kZero:
+      strata_write_op_zero(op, m.off, m.len);
+      break;
+    case ObjectMutation::Kind::kTruncate:
+      strata_write_op_truncate(op, m.len);
+      break;
+  }
+}
+
 int mutate_preserving(const ObjectRef &obj, uint64_t snap_seq, const ObjectMutation &m,
                       bool *copied, bool *preserved) {
   const strata_client_api *strata_api = obj.api;
@@ -123,7 +123,7 @@ int mutate_preserving(const ObjectRef &obj, uint64_t snap_seq, const ObjectMutat
       *copied = true;
       add_preserved_keys(strata_api, op, snap_seq, "");
     }
-    add_mutation(strata_api, op, m);
+    add_object_mutation(strata_api, op, m);
     const int rc = strata_write_op_operate(op, obj.io, oid.c_str(), nullptr);
     strata_write_op_release(op);
     if (rc == -ERANGE) continue;  // changed between our read and write: again

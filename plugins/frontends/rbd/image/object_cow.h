@@ -22,6 +22,10 @@ struct ObjectMutation {
   uint64_t len = 0;            // kWrite, kWriteFull, kZero; kTruncate: the new size
 };
 
+// Adds m's step to a write op (copy-up and copy-on-write both send one).
+void add_object_mutation(const strata_client_api *strata_api, strata_write_op_t op,
+                         const ObjectMutation &m);
+
 struct ObjectRef {
   const strata_client_api *api = nullptr;
   strata_ioctx_t io = nullptr;

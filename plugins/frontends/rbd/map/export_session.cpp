@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/fuse_loop.h"
+
 extern "C" char **environ;
 
 namespace strata::rbd {
@@ -67,11 +69,7 @@ int ExportSession::mount(const fuse_lowlevel_ops &ops, void *userdata,
 
 void ExportSession::serve(unsigned max_threads, std::function<void(int)> on_end) {
   loop_ = std::thread([this, max_threads, on_end = std::move(on_end)] {
-    fuse_loop_config *cfg = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_max_threads(cfg, max_threads);
-    fuse_loop_cfg_set_idle_threads(cfg, max_threads / 2 > 0 ? max_threads / 2 : 1);
-    int rc = fuse_session_loop_mt(se_, cfg);
-    fuse_loop_cfg_destroy(cfg);
+    int rc = frontends::run_fuse_loop_mt(se_, max_threads);
     bool ours;
     {
       std::lock_guard<std::mutex> l(mu_);
