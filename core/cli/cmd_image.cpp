@@ -475,6 +475,10 @@ int cmd_image(std::vector<std::string> args) {
   if (!known) return usage("image", "unknown command '" + sub + "'");
   std::string snap_sub;
   if (sub == "snap") {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
     if (args.empty()) return usage("image snap", "missing command (create, ls, rm, rollback)");
     snap_sub = args[0];
     args.erase(args.begin());

@@ -61,10 +61,10 @@ TEST_CASE("strata up makes a clean kv cluster, down stops it, up starts it again
   CHECK(out.find("every PG is active+clean") != std::string::npos);
   auto s = status(conf);
   CHECK(s["osds"]["up"].as_int() == 3);
-  // Pools data, default.meta and default.data (the filesystem `up` makes),
-  // 8 PGs each.
-  CHECK(s["pgs"]["total"].as_int() == 24);
-  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 24);
+  // Pools data, rbd (block images), default.meta and default.data (the
+  // filesystem `up` makes), 8 PGs each.
+  CHECK(s["pgs"]["total"].as_int() == 32);
+  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 32);
 
   pid_t mon = pid_in(dir + "/mon.pid"), osd1 = pid_in(dir + "/osd.1.pid");
   pid_t mds = pid_in(dir + "/mds.a.pid");
@@ -82,7 +82,7 @@ TEST_CASE("strata up makes a clean kv cluster, down stops it, up starts it again
   REQUIRE(rc == 0);
   s = status(conf);
   CHECK(s["osds"]["up"].as_int() == 3);
-  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 24);
+  CHECK(s["pgs"]["by_state"]["active+clean"].as_int() == 32);
   CHECK(alive(pid_in(dir + "/mds.a.pid")));
 
   REQUIRE(run_strata({"down", "--dir", dir, "--purge"}) == 0);
