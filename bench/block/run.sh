@@ -74,18 +74,8 @@ conf=$C/strata.conf
 st() { "$strata" "$@" --conf "$conf"; }
 journal_bytes=$((256 << 20))  # `strata up`'s journal_size for the file journal
 
-settle() {  # until the CPUs are mostly idle again (at most 10 s)
-  local i idle total prev_idle prev_total
-  read -r _ a b c d e f g h _ < /proc/stat
-  prev_idle=$((d + e)); prev_total=$((a + b + c + d + e + f + g + h))
-  for ((i = 0; i < 20; i++)); do
-    sleep 0.5
-    read -r _ a b c d e f g h _ < /proc/stat
-    idle=$((d + e)); total=$((a + b + c + d + e + f + g + h))
-    if ((total > prev_total && 100 * (idle - prev_idle) / (total - prev_total) >= 85)); then return; fi
-    prev_idle=$idle; prev_total=$total
-  done
-}
+# shellcheck source=bench/lib.sh
+source "$here/../lib.sh"
 
 objects() {  # objects NAME SIZE CONC
   settle

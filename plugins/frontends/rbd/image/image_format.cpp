@@ -1,5 +1,6 @@
 #include "image_format.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -13,18 +14,11 @@ std::string hex16(uint64_t v) {
 }
 
 std::optional<uint64_t> parse_hex16(std::string_view s) {
-  if (s.size() != 16) return std::nullopt;
+  // The format writes lower-case digits only; from_chars would take 'A'-'F'.
+  if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string_view::npos)
+    return std::nullopt;
   uint64_t v = 0;
-  for (char c : s) {
-    int d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else
-      return std::nullopt;
-    v = v * 16 + static_cast<uint64_t>(d);
-  }
+  std::from_chars(s.data(), s.data() + s.size(), v, 16);
   return v;
 }
 
