@@ -3,6 +3,7 @@
 // length of one administrative call, guarded header updates.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,9 +46,12 @@ void set_header_keys(const ImageRef &ref, const std::string &id, const std::stri
 // Throws -EBUSY naming the holder when a live holder has the lock.
 void refuse_if_locked(const ImageRef &ref, const Header &h, const std::string &what);
 
-// The clone_<id> keys of a data object (id -> value); *rc_out -ENOENT when
-// the object is missing.
-std::map<uint64_t, std::string> list_clones(const ImageRef &ref, const std::string &oid,
-                                            int *rc_out);
+// Runs one write op per data object first..last-1 of image `id`, in
+// parallel (kAdminFanout at a time): build(objno, op) adds its steps.
+// Missing objects are fine (-ENOENT counts as done); any other failure
+// throws, naming the object and `what`.
+void for_each_object_op(const ImageRef &ref, const std::string &id, uint64_t first, uint64_t last,
+                        const std::string &what,
+                        const std::function<void(uint64_t, strata_write_op_t)> &build);
 
 }  // namespace strata::rbd
