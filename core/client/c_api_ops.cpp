@@ -151,6 +151,29 @@ void strata_write_op_remove(strata_write_op_t op) {
   });
 }
 
+void strata_write_op_snap_context(strata_write_op_t op, uint64_t seq) {
+  guard_void("strata_write_op_snap_context", [&] {
+    if (op && seq) op->op.snap_context(seq);
+  });
+}
+
+void strata_write_op_snap_trim(strata_write_op_t op, const uint64_t *keep, size_t n) {
+  guard_void("strata_write_op_snap_trim", [&] {
+    if (!op) return;
+    if (!keep && n) {
+      op->op.set_error(Status::Error(EINVAL, "snap_trim: NULL ids with a count"));
+      return;
+    }
+    op->op.snap_trim(std::vector<uint64_t>(keep, keep + n));
+  });
+}
+
+void strata_write_op_snap_rollback(strata_write_op_t op, uint64_t snapid) {
+  guard_void("strata_write_op_snap_rollback", [&] {
+    if (op) op->op.snap_rollback(snapid);
+  });
+}
+
 void strata_write_op_setxattr(strata_write_op_t op, const char *name, const void *value,
                               size_t len) {
   guard_void("strata_write_op_setxattr", [&] {
@@ -350,6 +373,39 @@ void strata_read_op_omap_get_header(strata_read_op_t op, void *buf, size_t len, 
       if (r.rc < 0) return;
       int64_t n = copy_out(r.data, buf, len);
       if (header_len) *header_len = static_cast<size_t>(n);
+    });
+  });
+}
+
+void strata_read_op_set_snap(strata_read_op_t op, uint64_t snapid) {
+  guard_void("strata_read_op_set_snap", [&] {
+    if (op) op->op.set_snap(snapid);
+  });
+}
+
+void strata_read_op_list_snaps(strata_read_op_t op, uint64_t *seq, strata_snap_clone *clones,
+                               size_t max, size_t *n, int *prval) {
+  guard_void("strata_read_op_list_snaps", [&] {
+    if (!op) return;
+    if (!clones && max) {
+      op->op.set_error(Status::Error(EINVAL, "list_snaps: NULL clones with a count"));
+      return;
+    }
+    op->op.list_snaps([seq, clones, max, n, prval](const StepResult &r) {
+      if (prval) *prval = r.rc;
+      if (r.rc < 0) return;
+      if (seq) *seq = r.size;
+      if (n) *n = r.keys.size();
+      auto be64 = [](std::string_view b) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < 8 && i < b.size(); ++i) v = v << 8 | static_cast<uint8_t>(b[i]);
+        return v;
+      };
+      for (size_t i = 0; i < r.keys.size() && i < max && i < r.values.size(); ++i) {
+        clones[i].id = be64(r.keys[i]);
+        clones[i].size = be64(r.values[i]);
+        clones[i].exists = r.values[i].size() > 8 && r.values[i][8] != 0;
+      }
     });
   });
 }

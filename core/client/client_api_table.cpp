@@ -119,6 +119,11 @@ const strata_client_api *client_api_table() {
       .session_send = strata_session_send,
       .session_status = strata_session_status,
       .session_close = strata_session_close,
+      .write_op_snap_context = strata_write_op_snap_context,
+      .write_op_snap_trim = strata_write_op_snap_trim,
+      .write_op_snap_rollback = strata_write_op_snap_rollback,
+      .read_op_set_snap = strata_read_op_set_snap,
+      .read_op_list_snaps = strata_read_op_list_snaps,
   };
   return &kTable;
 }

@@ -28,6 +28,11 @@ const char *step_name(StepCode c) {
     case StepCode::kCmpXattr: return "cmpxattr";
     case StepCode::kAssertVersion: return "assert_version";
     case StepCode::kAssertExists: return "assert_exists";
+    case StepCode::kSnapContext: return "snap_context";
+    case StepCode::kSnapTrim: return "snap_trim";
+    case StepCode::kSnapRollback: return "snap_rollback";
+    case StepCode::kSetSnap: return "set_snap";
+    case StepCode::kListSnaps: return "list_snaps";
   }
   return "unknown";
 }
@@ -48,6 +53,9 @@ bool step_is_write(StepCode c) {
     case StepCode::kOmapRmRange:
     case StepCode::kOmapClear:
     case StepCode::kOmapSetHeader:
+    case StepCode::kSnapContext:
+    case StepCode::kSnapTrim:
+    case StepCode::kSnapRollback:
       return true;
     default:
       return false;
@@ -209,6 +217,42 @@ void ObjectOperation::omap_set_header(std::string_view data) {
   s.length = data.size();
   s.data_index = seg;
 }
+
+void ObjectOperation::snap_context(uint64_t seq) { add(StepCode::kSnapContext).version = seq; }
+
+void ObjectOperation::snap_trim(const std::vector<uint64_t> &keep) {
+  if (meta_bytes_ + keep.size() * 16 > kMaxOpMeta) {
+    set_error(Status::Error(E2BIG, "snap_trim: too many snapshot ids"));
+    return;
+  }
+  meta_bytes_ += keep.size() * 16;
+  Step &s = add(StepCode::kSnapTrim);
+  s.keys.reserve(keep.size());
+  for (uint64_t id : keep) {
+    std::string k(8, '\0');
+    for (int i = 0; i < 8; ++i) k[i] = static_cast<char>(id >> (56 - 8 * i));
+    s.keys.push_back(std::move(k));
+  }
+}
+
+void ObjectOperation::snap_rollback(uint64_t snapid) {
+  if (snapid == 0) {
+    set_error(Status::Error(EINVAL, "snap_rollback: snapshot id 0"));
+    return;
+  }
+  add(StepCode::kSnapRollback).version = snapid;
+}
+
+void ObjectOperation::set_snap(uint64_t snapid) {
+  if (!steps_.empty() && steps_.front().code == StepCode::kSetSnap) steps_.erase(steps_.begin());
+  if (snapid == 0) return;
+  Step s;
+  s.code = StepCode::kSetSnap;
+  s.version = snapid;
+  steps_.insert(steps_.begin(), std::move(s));
+}
+
+void ObjectOperation::list_snaps(StepHandler h) { add(StepCode::kListSnaps).handler = std::move(h); }
 
 void ObjectOperation::read(uint64_t off, uint64_t len, StepHandler h) {
   if (len > kMaxOpData) {

@@ -46,6 +46,11 @@ enum class StepCode : uint16_t {
   kCmpXattr = 21,
   kAssertVersion = 22,
   kAssertExists = 23,
+  kSnapContext = 24,
+  kSnapTrim = 25,
+  kSnapRollback = 26,
+  kSetSnap = 27,
+  kListSnaps = 28,
 };
 
 // Mirrors wire::CmpMode.
@@ -141,6 +146,11 @@ class ObjectOperation {
   void omap_rm_range(std::string_view first, std::string_view end);
   void omap_clear();
   void omap_set_header(std::string_view data);
+  // Object snapshots (client.h 1.3). snap_trim's ids travel as 8-byte
+  // big-endian keys.
+  void snap_context(uint64_t seq);
+  void snap_trim(const std::vector<uint64_t> &keep);
+  void snap_rollback(uint64_t snapid);
 
   // Reads; h receives the step's result. read: len 0 reads to the end.
   void read(uint64_t off, uint64_t len, StepHandler h);
@@ -151,6 +161,12 @@ class ObjectOperation {
   // start_after/end empty: unbounded; max 0: 1000.
   void omap_list(std::string_view start_after, std::string_view end, uint32_t max, StepHandler h);
   void omap_get_header(StepHandler h);
+  // Every step sees the object at snapshot snapid: a kSetSnap step kept
+  // first, whenever it is called (0 removes it).
+  void set_snap(uint64_t snapid);
+  // Result: size = the snap set's seq; per clone a key (8-byte big-endian
+  // id) and a value (8-byte big-endian size, then 1 byte: exists).
+  void list_snaps(StepHandler h);
 
   const std::vector<Step> &steps() const { return steps_; }
   const std::vector<Segment> &segments() const { return segments_; }

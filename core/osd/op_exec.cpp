@@ -5,6 +5,7 @@
 
 #include "msg/crc32c.h"
 #include "osd/encoding.h"
+#include "osd/object_snaps.h"
 
 namespace strata::osd {
 
@@ -14,6 +15,7 @@ bool is_mutation(OpCode c) {
     case OpCode::kZero: case OpCode::kRemove: case OpCode::kCreate: case OpCode::kSetXattr:
     case OpCode::kRmXattr: case OpCode::kOmapSet: case OpCode::kOmapRmKeys:
     case OpCode::kOmapRmRange: case OpCode::kOmapClear: case OpCode::kOmapSetHeader:
+    case OpCode::kSnapContext: case OpCode::kSnapTrim: case OpCode::kSnapRollback:
       return true;
     default:
       return false;
@@ -25,6 +27,7 @@ bool may_use_space(const std::vector<OsdOp> &ops) {
     switch (o.code) {
       case OpCode::kWrite: case OpCode::kWriteFull: case OpCode::kAppend: case OpCode::kCreate:
       case OpCode::kSetXattr: case OpCode::kOmapSet: case OpCode::kOmapSetHeader:
+      case OpCode::kSnapContext: case OpCode::kSnapRollback:  // a clone may copy
         return true;
       default:
         return false;
@@ -103,11 +106,42 @@ bool compare(const std::string &have, const std::string &want, CmpMode mode) {
 
 int32_t rc_of(const Status &s) { return s.code() ? s.code() : -EIO; }
 
+// The object's snap set as the list leaves it: loaded on first use,
+// written back (or removed when no clone is left) after the list.
+struct SnapState {
+  bool loaded = false;
+  bool had_object = false;  // the snap set's companion object exists
+  bool dirty = false;
+  SnapSet ss;
+
+  int32_t load(store::Store &store, const std::string &coll, const std::string &oid) {
+    if (loaded) return 0;
+    auto r = load_snapset(store, coll, oid);
+    if (!r.ok()) return rc_of(r.status());
+    ss = std::move(*r);
+    had_object = ss.seq != 0 || !ss.clones.empty();
+    loaded = true;
+    return 0;
+  }
+};
+
+uint64_t be64(std::string_view b) {
+  uint64_t v = 0;
+  for (char c : b) v = v << 8 | static_cast<uint8_t>(c);
+  return v;
+}
+
+std::string put_be64(uint64_t v) {
+  std::string b(8, '\0');
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (56 - 8 * i));
+  return b;
+}
+
 // One op; rc < 0 stops the list. `cur` is the object as the list has left
 // it so far (exists/size), `orig` as it was before.
 int32_t run_op(store::Store &store, const std::string &coll, const std::string &oid,
-               const OsdOp &op, const ObjectState &orig, ObjectState &cur, store::Transaction *t,
-               OpResult &res) {
+               const OsdOp &op, const ObjectState &orig, ObjectState &cur, SnapState &snaps,
+               store::Transaction *t, OpResult &res) {
   auto need_name = [&]() { return !op.name.empty() && op.name.size() <= kMaxXattrName; };
   switch (op.code) {
     // --- guards ---
@@ -178,6 +212,19 @@ int32_t run_op(store::Store &store, const std::string &coll, const std::string &
       }
       return 0;
     }
+    case OpCode::kListSnaps: {
+      if (int32_t rc = snaps.load(store, coll, oid)) return rc;
+      res.size = snaps.ss.seq;
+      for (const SnapClone &c : snaps.ss.clones) {
+        res.keys.push_back(put_be64(c.id));
+        res.values.push_back(put_be64(c.size) + std::string(1, c.exists ? '\1' : '\0'));
+      }
+      return 0;
+    }
+    case OpCode::kSetSnap:
+      // Resolved by execute_ops before the list runs; anywhere else it is
+      // a misuse.
+      return -EINVAL;
     case OpCode::kOmapList: {
       if (!orig.exists) return -ENOENT;
       uint64_t max = op.length ? op.length : kDefaultOmapListMax;
@@ -264,6 +311,50 @@ int32_t run_op(store::Store &store, const std::string &coll, const std::string &
     case OpCode::kOmapSetHeader:
       t->omap_set_header(coll, oid, op.data);
       break;
+    case OpCode::kSnapContext: {
+      if (int32_t rc = snaps.load(store, coll, oid)) return rc;
+      if (op.version == 0 || snaps.ss.seq >= op.version) return 0;
+      // Preserved as the list found it so far (a first step: as it was).
+      SnapClone c{op.version, cur.exists ? cur.size : 0, cur.exists};
+      if (cur.exists) t->clone(coll, oid, clone_object(oid, c.id));
+      snaps.ss.clones.push_back(c);
+      snaps.ss.seq = op.version;
+      snaps.dirty = true;
+      return 0;  // does not create the object
+    }
+    case OpCode::kSnapTrim: {
+      if (int32_t rc = snaps.load(store, coll, oid)) return rc;
+      std::vector<uint64_t> keep;
+      keep.reserve(op.keys.size());
+      for (const std::string &k : op.keys) {
+        if (k.size() != 8) return -EINVAL;
+        keep.push_back(be64(k));
+      }
+      auto drop = clones_unneeded(snaps.ss, keep);
+      if (drop.empty()) return 0;
+      for (const SnapClone &c : drop)
+        if (c.exists) t->remove(coll, clone_object(oid, c.id));
+      std::erase_if(snaps.ss.clones, [&](const SnapClone &c) {
+        return std::any_of(drop.begin(), drop.end(), [&](const SnapClone &d) { return d.id == c.id; });
+      });
+      snaps.dirty = true;
+      return 0;  // does not create the object
+    }
+    case OpCode::kSnapRollback: {
+      if (op.version == 0) return -EINVAL;
+      if (int32_t rc = snaps.load(store, coll, oid)) return rc;
+      auto c = clone_serving(snaps.ss, op.version);
+      if (!c) return 0;  // the object as it is serves that snapshot
+      if (cur.exists) t->remove(coll, oid);
+      if (!c->exists) {
+        cur.exists = false;
+        cur.size = 0;
+        return 0;
+      }
+      t->clone(coll, clone_object(oid, c->id), oid);
+      cur.size = c->size;
+      break;
+    }
     default:
       return -EOPNOTSUPP;
   }
@@ -318,11 +409,23 @@ void track_data_digest(const OsdOp &op, const ObjectState &before, DataDigest &d
     case OpCode::kRemove:
       digest.set(0);  // re-created by a later op: empty
       return;
+    case OpCode::kSnapRollback:
+      digest.known = false;  // the clone's bytes, not read here
+      return;
     default:
       return;  // no data change
   }
 }
 
+}  // namespace
+
+namespace {
+ExecOutcome execute_at_snap(store::Store &store, const std::string &coll, const std::string &oid,
+                            const std::vector<OsdOp> &ops, store::Transaction *t);
+// execute_ops on a name already checked (a clone's is not a client's).
+ExecOutcome execute_on(store::Store &store, const std::string &coll, const std::string &oid,
+                       const std::vector<OsdOp> &ops, const ObjectInfo &new_oi,
+                       store::Transaction *t);
 }  // namespace
 
 ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std::string &oid,
@@ -333,6 +436,40 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
     out.rc = -EINVAL;
     return out;
   }
+  if (!ops.empty() && ops.front().code == OpCode::kSetSnap) return execute_at_snap(store, coll, oid, ops, t);
+  return execute_on(store, coll, oid, ops, new_oi, t);
+}
+
+namespace {
+
+// A read list led by setSnap: the rest runs on whichever object serves
+// that snapshot -- the clone, the object itself, or (the object did not
+// exist then) a clone object that was never made, which reads as missing.
+ExecOutcome execute_at_snap(store::Store &store, const std::string &coll, const std::string &oid,
+                            const std::vector<OsdOp> &ops, store::Transaction *t) {
+  ExecOutcome out;
+  out.results.emplace_back();
+  if (t || ops.front().version == 0) {
+    out.rc = out.results.back().rc = -EINVAL;
+    return out;
+  }
+  auto ss = load_snapset(store, coll, oid);
+  if (!ss.ok()) {
+    out.rc = out.results.back().rc = rc_of(ss.status());
+    return out;
+  }
+  auto c = clone_serving(*ss, ops.front().version);
+  std::string target = c ? clone_object(oid, c->id) : oid;
+  std::vector<OsdOp> rest(ops.begin() + 1, ops.end());
+  ExecOutcome inner = execute_on(store, coll, target, rest, ObjectInfo{}, nullptr);
+  inner.results.insert(inner.results.begin(), std::move(out.results.front()));
+  return inner;
+}
+
+ExecOutcome execute_on(store::Store &store, const std::string &coll, const std::string &oid,
+                       const std::vector<OsdOp> &ops, const ObjectInfo &new_oi,
+                       store::Transaction *t) {
+  ExecOutcome out;
   // Plain writes (the common case) need nothing from the object as it is:
   // skip the two metadata reads.
   ObjectState orig;
@@ -349,12 +486,13 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
     out.before = orig;
   }
   ObjectState cur = orig;
+  SnapState snaps;
   size_t first_op = t ? t->size() : 0;
   out.results.reserve(ops.size());
   for (const OsdOp &op : ops) {
     out.results.emplace_back();
     if (t) track_data_digest(op, cur, digest);
-    int32_t rc = run_op(store, coll, oid, op, orig, cur, t, out.results.back());
+    int32_t rc = run_op(store, coll, oid, op, orig, cur, snaps, t, out.results.back());
     out.results.back().rc = rc;
     if (rc < 0) {
       out.rc = rc;
@@ -369,6 +507,18 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
     }
     out.version = orig.oi.version.version;
     return out;
+  }
+  if (snaps.dirty) {
+    std::string so = snapset_object(oid);
+    if (snaps.ss.clones.empty()) {
+      // Nothing left to serve: forget the snap set (a later snapshot
+      // preserves the object again, which is right: it is unchanged since).
+      if (snaps.had_object) t->remove(coll, so);
+    } else {
+      if (!snaps.had_object) t->touch(coll, so);
+      t->setxattr(coll, so, kSnapSetAttr, encode_snapset(snaps.ss));
+    }
+    mutated = t->size() > first_op;
   }
   out.mutated = mutated;
   if (!mutated) {
@@ -387,6 +537,8 @@ ExecOutcome execute_ops(store::Store &store, const std::string &coll, const std:
   out.version = new_oi.version.version;
   return out;
 }
+
+}  // namespace
 
 std::string data_digest_mismatch(const ObjectInfo &oi, std::string_view data) {
   if (!oi.has_data_digest) return "";

@@ -17,7 +17,7 @@ enum class OpCode : uint16_t {
   kRead = 0, kStat, kWrite, kWriteFull, kAppend, kTruncate, kZero, kRemove, kCreate,
   kSetXattr, kRmXattr, kGetXattr, kGetXattrs, kOmapSet, kOmapRmKeys, kOmapRmRange,
   kOmapClear, kOmapSetHeader, kOmapGetHeader, kOmapGetByKeys, kOmapList, kCmpXattr,
-  kAssertVersion, kAssertExists,
+  kAssertVersion, kAssertExists, kSnapContext, kSnapTrim, kSnapRollback, kSetSnap, kListSnaps,
 };
 
 // Mirrors wire::CmpMode.

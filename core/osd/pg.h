@@ -235,6 +235,9 @@ class Pg {
   int start_object_recovery(const std::string &oid, bool priority);
   int32_t pull_source(const std::string &oid) const;
   Result<store::Transaction> build_push_txn(const std::string &oid, bool *exists, EVersion *version);
+  // A received push of `oid` that also removes the companions this copy
+  // has and the pushed copy may not (object_snaps.h).
+  store::Transaction without_stale_companions(const std::string &oid, store::Transaction t);
   void send_push(const std::string &oid, const std::set<int32_t> &targets, Recovery &rec);
   void recovery_done(const std::string &oid);
   void backfill_step(int32_t peer, PeerState &ps);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "osd/encoding.h"
+#include "osd/object_snaps.h"
 #include "osd/op_exec.h"
 #include "osd/pg.h"
 #include "osd/pg_msgs.h"
@@ -108,7 +109,10 @@ void Pg::do_read(const ClientOpRef &op) {
   if (out.rc == -EIO) {
     // Never bytes that failed their check, never EIO while a replica has
     // a good copy: repair this copy from it, then serve the read again.
-    if (start_read_repair(op, why)) return;
+    // (A snapshot read went to a clone, which read repair does not fetch
+    // yet: it gets the EIO; scrub repairs clones.)
+    const bool at_snap = !op->ops.empty() && op->ops.front().code == OpCode::kSetSnap;
+    if (!at_snap && start_read_repair(op, why)) return;
     std::string context = name_ + " primary osd." + std::to_string(host_.whoami()) + ": " + why;
     if (auto d = damaged_.find(op->oid); d != damaged_.end()) context += "; " + d->second;
     else context += "; no replica could provide a good copy";
@@ -342,20 +346,38 @@ void Pg::do_pg_list(const InMsgRef &in) {
   std::string start_after = r.getStartAfter();
   uint32_t limit = r.getLimit() ? std::min(r.getLimit(), kMaxListLimit) : kDefaultListLimit;
   // Two extra: the pg-meta object, and one to tell whether there is more.
-  auto names = host_.store().list_objects(coll_, start_after, limit + 2);
+  // Snapshot companions (hidden) are skipped; pages full of them are read
+  // past, so that a page never comes back empty with "more".
   int32_t rc = 0;
   std::vector<std::string> out;
   bool more = false;
-  if (!names.ok()) {
-    rc = names.status().code() == -ENOENT ? 0 : names.status().code();
-  } else {
-    bool store_more = names->size() == limit + 2;
-    std::string bound = store_more ? names->back() : std::string();
+  std::vector<std::string> names;
+  bool store_more = false;
+  for (std::string after = start_after;;) {
+    auto page = host_.store().list_objects(coll_, after, limit + 2);
+    if (!page.ok()) {
+      if (page.status().code() != -ENOENT) rc = page.status().code();
+      break;
+    }
+    store_more = page->size() == limit + 2;
+    if (!page->empty()) after = page->back();
+    size_t visible = 0;
+    for (std::string &n : *page) {
+      if (is_snap_companion(n)) continue;
+      names.push_back(std::move(n));
+      ++visible;
+    }
+    if (!store_more || visible > 1) break;
+  }
+  if (rc == 0) {
+    std::string bound = store_more && !names.empty() ? names.back() : std::string();
+    store_more = store_more && !names.empty();
     std::set<std::string> merged;
-    for (std::string &n : *names)
+    for (std::string &n : names)
       if (n != kPgMetaObject) merged.insert(std::move(n));
     // Objects this primary still has to recover count as present (or gone).
     for (const auto &[oid, item] : missing_) {
+      if (is_snap_companion(oid)) continue;
       if (oid <= start_after || (store_more && oid > bound)) continue;
       if (item.is_delete) merged.erase(oid);
       else merged.insert(oid);

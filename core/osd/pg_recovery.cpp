@@ -7,6 +7,7 @@
 
 #include "osd/encoding.h"
 #include "osd/object_digest.h"
+#include "osd/object_snaps.h"
 #include "osd/op_exec.h"
 #include "osd/pg.h"
 #include "osd/pg_msgs.h"
@@ -142,40 +143,79 @@ int32_t Pg::pull_source(const std::string &oid) const {
   return -1;
 }
 
-Result<store::Transaction> Pg::build_push_txn(const std::string &oid, bool *exists,
-                                              EVersion *version) {
-  store::Store &st = host_.store();
-  auto state = load_object_state(st, coll_, oid);
+namespace {
+
+// Appends to `t` what makes `name` on another OSD what it is here: removed,
+// then (when it exists here) re-created with its data, xattrs and omap.
+Status append_object_copy(store::Store &st, const std::string &coll, const std::string &name,
+                          int32_t whoami, store::Transaction &t, ObjectState *state_out) {
+  auto state = load_object_state(st, coll, name);
   if (!state.ok()) return state.status();
-  *exists = state->exists;
-  *version = state->oi.version;
-  store::Transaction t;
-  t.remove(coll_, oid);
-  if (!state->exists) return t;
-  t.touch(coll_, oid);
-  auto data = st.read(coll_, oid);
-  if (!data.ok()) return data.status().Context("reading " + oid);
+  if (state_out) *state_out = *state;
+  t.remove(coll, name);
+  if (!state->exists) return Status::OK();
+  t.touch(coll, name);
+  auto data = st.read(coll, name);
+  if (!data.ok()) return data.status().Context("reading " + name);
   // A copy that fails its digest is not a source (a backend that checksums
   // has failed the read above already).
   if (!(st.backend_caps() & STRATA_OS_CAP_DATA_CHECKSUMS))
     if (std::string why = data_digest_mismatch(state->oi, *data); !why.empty())
-      return Status::Error(EIO, "'" + oid + "' on osd." + std::to_string(host_.whoami()) + ": " + why);
-  if (!data->empty()) t.write_full(coll_, oid, *data);
-  auto attrs = st.getxattrs(coll_, oid);
+      return Status::Error(EIO, "'" + name + "' on osd." + std::to_string(whoami) + ": " + why);
+  if (!data->empty()) t.write_full(coll, name, *data);
+  auto attrs = st.getxattrs(coll, name);
   if (!attrs.ok()) return attrs.status();
-  for (const auto &[k, v] : *attrs) t.setxattr(coll_, oid, k, v);
-  auto header = st.omap_get_header(coll_, oid);
+  for (const auto &[k, v] : *attrs) t.setxattr(coll, name, k, v);
+  auto header = st.omap_get_header(coll, name);
   if (!header.ok()) return header.status();
-  if (!header->empty()) t.omap_set_header(coll_, oid, *header);
+  if (!header->empty()) t.omap_set_header(coll, name, *header);
   std::string after;
   for (;;) {
-    auto page = st.omap_list(coll_, oid, after, {}, kOmapPage);
+    auto page = st.omap_list(coll, name, after, {}, kOmapPage);
     if (!page.ok()) return page.status();
-    for (const auto &[k, v] : *page) t.omap_set(coll_, oid, k, v);
+    for (const auto &[k, v] : *page) t.omap_set(coll, name, k, v);
     if (page->size() < kOmapPage) break;
     after = page->back().first;
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<store::Transaction> Pg::build_push_txn(const std::string &oid, bool *exists,
+                                              EVersion *version) {
+  store::Store &st = host_.store();
+  store::Transaction t;
+  ObjectState state;
+  if (Status s = append_object_copy(st, coll_, oid, host_.whoami(), t, &state); !s.ok()) return s;
+  *exists = state.exists;
+  *version = state.oi.version;
+  // An object travels with its snapshot companions (object_snaps.h), which
+  // outlive it: a removed object may still have clones to bring.
+  if (!is_snap_companion(oid)) {
+    auto ss = load_snapset(st, coll_, oid);
+    if (!ss.ok()) return ss.status();
+    for (const std::string &name : companion_objects(oid, *ss))
+      if (Status s = append_object_copy(st, coll_, name, host_.whoami(), t, nullptr); !s.ok())
+        return s;
+  }
   return t;
+}
+
+store::Transaction Pg::without_stale_companions(const std::string &oid, store::Transaction t) {
+  // The pushed copy names every companion the source has; those this copy
+  // has beyond them (clones the source trimmed while this OSD was away)
+  // go first.
+  if (is_snap_companion(oid)) return t;
+  auto ss = load_snapset(host_.store(), coll_, oid);
+  std::vector<std::string> local = ss.ok() ? companion_objects(oid, *ss) : std::vector<std::string>{};
+  if (local.empty()) return t;
+  store::Transaction out;
+  for (const std::string &name : local) out.remove(coll_, name);
+  for (const strata_op &op : t.ops())
+    out.add(op.type, {op.collection.data, op.collection.len}, {op.object.data, op.object.len},
+            {op.key.data, op.key.len}, {op.value.data, op.value.len}, op.offset, op.length);
+  return out;
 }
 
 void Pg::send_push(const std::string &oid, const std::set<int32_t> &targets, Recovery &rec) {
@@ -186,7 +226,8 @@ void Pg::send_push(const std::string &oid, const std::set<int32_t> &targets, Rec
   if (!t.ok())
     host_.log().error("osd", name_ + ": cannot read '" + oid + "' to recover it: " +
                                  t.status().ToString());
-  std::string enc = t.ok() && exists ? t->encode() : std::string();
+  // A removed object's push still carries its companions when it has some.
+  std::string enc = t.ok() && (exists || t->size() > 1) ? t->encode() : std::string();
   for (int32_t target : targets) {
     std::vector<std::string> segs;
     if (!enc.empty()) segs.push_back(enc);
@@ -219,7 +260,7 @@ void Pg::on_pull(const InMsgRef &in) {
   } else {
     auto t = build_push_txn(oid, &exists, &version);
     if (!t.ok()) rc = t.status().code();
-    else if (exists) enc = t->encode();
+    else if (exists || t->size() > 1) enc = t->encode();
   }
   host_.log().debug("osd", name_ + ": osd." + std::to_string(p.getFrom()) + " pulls '" + oid + "': rc " +
                                std::to_string(rc) + (exists ? ", exists " : ", absent ") + version.str());
@@ -265,6 +306,7 @@ void Pg::on_push(const InMsgRef &in) {
     in->conn->close(name_ + ": PgPush of '" + oid + "' without data");
     return;
   }
+  if (p.getRc() == 0) t = without_stale_companions(oid, std::move(t));
 
   if (is_primary()) {
     // The answer to one of our pulls.

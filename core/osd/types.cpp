@@ -32,7 +32,9 @@ std::string pg_str(PgId pg) {
 }
 
 bool valid_object_name(std::string_view oid) {
-  return !oid.empty() && oid.size() <= 4096 && oid != kPgMetaObject;
+  // No NUL: names with one are the OSD's own (object_snaps.h).
+  return !oid.empty() && oid.size() <= 4096 && oid != kPgMetaObject &&
+         oid.find('\0') == std::string_view::npos;
 }
 
 }  // namespace strata::osd

@@ -8,8 +8,8 @@
 namespace strata::osd {
 
 // The OSD's op enums mirror the wire's so that decoding is a cast.
-static_assert(static_cast<uint16_t>(wire::OpCode::ASSERT_EXISTS) ==
-              static_cast<uint16_t>(OpCode::kAssertExists));
+static_assert(static_cast<uint16_t>(wire::OpCode::LIST_SNAPS) ==
+              static_cast<uint16_t>(OpCode::kListSnaps));
 static_assert(static_cast<uint16_t>(wire::OpCode::OMAP_LIST) ==
               static_cast<uint16_t>(OpCode::kOmapList));
 static_assert(static_cast<uint16_t>(wire::OpCode::SET_XATTR) ==
@@ -130,7 +130,7 @@ Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef
     for (auto o : ops) {
       OsdOp x;
       x.code = static_cast<OpCode>(o.getCode());
-      if (static_cast<uint16_t>(x.code) > static_cast<uint16_t>(OpCode::kAssertExists))
+      if (static_cast<uint16_t>(x.code) > static_cast<uint16_t>(OpCode::kListSnaps))
         return Status::Error(EOPNOTSUPP, "OpRequest: unknown op code " +
                                              std::to_string(static_cast<uint16_t>(x.code)));
       x.offset = o.getOffset();

@@ -69,6 +69,9 @@
  *   1.0  clusters, pools, ioctx, object I/O, xattrs, omap, listing, write and
  *        read ops with guards, asynchronous calls, mon and PG commands.
  *   1.1  strata_write_op_set_request_id (learning a timed-out write's outcome).
+ *   1.2  service sessions (strata_session_*).
+ *   1.3  object snapshots: strata_write_op_snap_context, _snap_trim,
+ *        _snap_rollback, strata_read_op_set_snap, _list_snaps.
  */
 #ifndef STRATA_CLIENT_H
 #define STRATA_CLIENT_H
@@ -81,7 +84,7 @@ extern "C" {
 #endif
 
 #define STRATA_CLIENT_VERSION_MAJOR 1
-#define STRATA_CLIENT_VERSION_MINOR 2
+#define STRATA_CLIENT_VERSION_MINOR 3
 
 #if defined(__GNUC__)
 #define STRATA_CLIENT_API __attribute__((visibility("default")))
@@ -631,6 +634,73 @@ STRATA_CLIENT_API int64_t strata_session_status(strata_session_t s, char *buf, s
 
 /* Closes the session; once it returns no callback runs. NULL is a no-op. */
 STRATA_CLIENT_API void strata_session_close(strata_session_t s);
+
+/* ======================================================================== */
+/* Object snapshots (client API 1.3)                                         */
+/*
+ * Self-managed snapshots, as block images use them: the caller hands out
+ * snapshot ids (growing: 1, 2, 3, ...) and keeps the list of the live ones
+ * itself (a block image keeps it in its header). The OSDs keep, per object,
+ * the object as it was before its first change after each snapshot: a
+ * "clone", made by the object store's CLONE (shared extents on the backends
+ * that can, a copy on the others) in the same transaction as the change, on
+ * every replica. Taking a snapshot therefore costs nothing but handing out
+ * its id; the first write to an object after it preserves the old content.
+ *
+ * An object's snapshot state (its "snap set"): seq, the newest snapshot it
+ * has been preserved for, and its clones, each with the id of the newest
+ * snapshot it serves, whether the object existed then, and its size. Clone
+ * C serves the snapshots s with (previous clone's id) < s <= C. A snapshot
+ * s newer than every clone (s > the newest clone id) sees the object as it
+ * is. Clones belong to the object's placement group: they are replicated,
+ * recovered and scrubbed with it, never listed by strata_list_*, and they
+ * outlive the object (removing an object keeps its clones until trimmed).
+ */
+
+/* Before the op's other steps change the object: when the object has not
+ * been preserved for snapshot `seq` yet (its snap set's seq < seq), keep it
+ * as it is now for every snapshot up to seq -- a clone when it exists, an
+ * "absent" entry when it does not -- and raise its seq to seq. The other
+ * steps then apply to the object as usual. seq 0 does nothing. Add it as the
+ * op's first step; an op that carries it is not pipelined behind earlier
+ * writes to the object (it reads the snap set), so a caller that knows the
+ * object is preserved for seq already (a previous op with the same seq
+ * succeeded) should leave it out. */
+STRATA_CLIENT_API void strata_write_op_snap_context(strata_write_op_t op, uint64_t seq);
+
+/* Drops every clone that no snapshot in keep[0..n) (the live snapshot ids,
+ * any order) is served by, and the snap set itself when no clone is left.
+ * Succeeds on an object without clones, existing or not (does not create
+ * it). */
+STRATA_CLIENT_API void strata_write_op_snap_trim(strata_write_op_t op, const uint64_t *keep,
+                                                 size_t n);
+
+/* Makes the object what it was at snapshot snapid: its data, xattrs and
+ * omap from the clone serving snapid, or removed when it did not exist
+ * then; nothing when snapid is newer than every clone. Clones are kept.
+ * To keep the current content for the snapshots after snapid, put
+ * strata_write_op_snap_context(seq) first. snapid 0 is -EINVAL. */
+STRATA_CLIENT_API void strata_write_op_snap_rollback(strata_write_op_t op, uint64_t snapid);
+
+/* Every step of the read op sees the object as it was at snapshot snapid:
+ * -ENOENT (from the first step that needs the object) when it did not
+ * exist then; snapid 0 (the default) is the object as it is. *version of
+ * operate is the version the object had then. */
+STRATA_CLIENT_API void strata_read_op_set_snap(strata_read_op_t op, uint64_t snapid);
+
+typedef struct strata_snap_clone {
+  uint64_t id;     /* the newest snapshot this clone serves */
+  uint64_t size;   /* data size then (0 when absent) */
+  int exists;      /* 0: the object did not exist for these snapshots */
+} strata_snap_clone;
+
+/* The object's snap set: *seq, and up to max clones (oldest first) into
+ * clones; *n gets how many there are (call again with more room when
+ * *n > max). An object with no snap set gives *seq 0, *n 0 and succeeds
+ * whether the object exists or not. Not combinable with set_snap. */
+STRATA_CLIENT_API void strata_read_op_list_snaps(strata_read_op_t op, uint64_t *seq,
+                                                 strata_snap_clone *clones, size_t max,
+                                                 size_t *n, int *prval);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@
  *        included).
  *   1.3  + client API 1.2: session_open, session_send, session_status,
  *        session_close (check with STRATA_CLIENT_API_HAS).
+ *   1.3  + client API 1.3: write_op_snap_context, write_op_snap_trim,
+ *        write_op_snap_rollback, read_op_set_snap, read_op_list_snaps
+ *        (check with STRATA_CLIENT_API_HAS).
  */
 #ifndef STRATA_CLIENT_API_H
 #define STRATA_CLIENT_API_H
@@ -211,6 +214,14 @@ typedef struct strata_client_api {
   int (*session_send)(strata_session_t s, uint32_t type, const void *payload, size_t len);
   int64_t (*session_status)(strata_session_t s, char *buf, size_t len);
   void (*session_close)(strata_session_t s);
+
+  /* Client API 1.3: object snapshots. */
+  void (*write_op_snap_context)(strata_write_op_t op, uint64_t seq);
+  void (*write_op_snap_trim)(strata_write_op_t op, const uint64_t *keep, size_t n);
+  void (*write_op_snap_rollback)(strata_write_op_t op, uint64_t snapid);
+  void (*read_op_set_snap)(strata_read_op_t op, uint64_t snapid);
+  void (*read_op_list_snaps)(strata_read_op_t op, uint64_t *seq, strata_snap_clone *clones,
+                             size_t max, size_t *n, int *prval);
 
   /* New routines go here, at the end, whatever their place in client.h. */
 } strata_client_api;

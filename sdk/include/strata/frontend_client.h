@@ -150,5 +150,10 @@
 #define strata_session_send strata_api->session_send
 #define strata_session_status strata_api->session_status
 #define strata_session_close strata_api->session_close
+#define strata_write_op_snap_context strata_api->write_op_snap_context
+#define strata_write_op_snap_trim strata_api->write_op_snap_trim
+#define strata_write_op_snap_rollback strata_api->write_op_snap_rollback
+#define strata_read_op_set_snap strata_api->read_op_set_snap
+#define strata_read_op_list_snaps strata_api->read_op_list_snaps
 
 #endif /* STRATA_FRONTEND_CLIENT_H */
