@@ -190,6 +190,10 @@ TEST_CASE("every snapshot keeps its data through overwrites, discards, truncates
     discard(*img, 2 * kObj, kObj, false);             // all of object 2
     discard(*img, 3 * kObj + 10, 300, true);          // part of object 3
     discard(*img, 4 * kObj - 50, 100, false);         // across objects 3 and 4
+    // A discard of a missing object preserves nothing: the write after it
+    // must still carry the snapshot context.
+    discard(*img, 5 * kObj, kObj, false);
+    write(*img, 5 * kObj + 20, pattern(50, 47));
   }
   CHECK_FALSE(p.object_exists(p.data_oid("m", 2)));
   check_all("after overwrites and discards");
