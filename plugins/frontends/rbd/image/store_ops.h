@@ -1,6 +1,7 @@
 // Pieces the administrative calls (image_store*.cpp) and an open image's
 // lock thread share: adding a snapshot record, holding the lock for the
-// length of one administrative call, guarded header updates.
+// length of one administrative call, guarded header updates, one write op
+// per data object in parallel.
 #pragma once
 
 #include <functional>
