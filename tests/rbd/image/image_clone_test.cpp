@@ -101,7 +101,8 @@ TEST_CASE("removing a clone gives its parent snapshot free", "[rbd][image][clone
   CHECK(p.store->list().empty());
 }
 
-TEST_CASE("a clone's snapshots and a clone of a clone read through the chain; writes stay below; rollback",
+TEST_CASE("a clone's snapshots and a clone of a clone read through the chain; writes stay "
+          "below; rollback",
           "[rbd][image][clone]") {
   REQUIRE_CLUSTER(shared_cluster());
   TestPool p("clone_chain");

@@ -22,7 +22,8 @@ std::shared_ptr<const ParentChain> load_parent_chain(const ImageRef &ref, const 
   for (;;) {
     const ImageRef pref{ref.api, ref.io, cur.pool, cur.image};
     if (cur.pool != ref.pool)
-      fail(-EOPNOTSUPP, pref, "a parent in another pool is not supported yet (clone " + ref.name + "):");
+      fail(-EOPNOTSUPP, pref,
+           "a parent in another pool is not supported yet (clone " + ref.name + "):");
     if (chain->size() == kMaxParentDepth)
       fail(-ELOOP, ref, "more than " + std::to_string(kMaxParentDepth) + " parents above");
     const Header h = read_header(pref, cur.image_id);

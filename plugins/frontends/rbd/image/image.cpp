@@ -495,7 +495,8 @@ void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64
   // In a clone's overlap an object must stay (emptied), or it reads
   // through to the parent again.
   const bool removable = !parent_object(objno);
-  const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, removable, off, len, data);
+  const ObjectMutation m =
+      mutation_for(kind == WriteKind::kWrite, whole, removable, off, len, data);
   // applied: the OSD ran the change, so the object is preserved for seq.
   auto finish = [this, objno, seq, kind, req](int64_t rc, bool applied) {
     if (applied && seq) {

@@ -51,7 +51,8 @@ void ImageStore::flatten(const std::string &name) {
   const ImageRef ref{api_, io_, pool_, name};
   const std::string id = lookup_image_id(ref);
   Header h = read_header(ref, id);
-  if (!h.parent || h.parent->overlap == 0) fail(-EINVAL, ref, "not a clone (or flattened already):");
+  if (!h.parent || h.parent->overlap == 0)
+    fail(-EINVAL, ref, "not a clone (or flattened already):");
   if (h.parent->pool != pool_) fail(-EOPNOTSUPP, ref, "clones of another pool's image: not yet supported:");
   refuse_if_locked(ref, h, "flatten");
   ScopedAdminLock lock(ref, id, "flatten");

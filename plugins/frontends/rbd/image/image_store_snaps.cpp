@@ -109,7 +109,8 @@ void ImageStore::snap_rollback(const std::string &name, const std::string &snap)
                        strata_write_op_snap_context(op, seq);
                        strata_write_op_snap_rollback(op, snap_id);
                      });
-  std::vector<std::pair<std::string, std::string>> kv = {{format::kSize, format::encode_u64(s->size)}};
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {format::kSize, format::encode_u64(s->size)}};
   if (h.parent) {
     // The objects the snapshot read through to the parent are gone again:
     // they read through as far as they did then.

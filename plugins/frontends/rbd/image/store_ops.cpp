@@ -86,7 +86,8 @@ void for_each_object_op(const ImageRef &ref, const std::string &id, uint64_t fir
   if (last <= first) return;
   std::vector<std::string> oids;
   for (uint64_t n = first; n < last; ++n) oids.push_back(format::data_oid(id, n));
-  auto results = run_fanout(ref.api, oids.size(), kAdminFanout, [&](size_t i, strata_completion_t c) {
+  auto results = run_fanout(ref.api, oids.size(), kAdminFanout, [&](size_t i,
+                                                                     strata_completion_t c) {
     strata_write_op_t op = strata_write_op_new();
     if (!op) return -ENOMEM;
     build(first + i, op);
