@@ -1,4 +1,4 @@
-// Object snapshots on the OSD (client API 1.3, docs/CLUSTER.md "Object
+// Object snapshots on the OSD (client API 1.3, docs/ARCHITECTURE.md "Object
 // snapshots"): per object a snap set (the newest snapshot it was preserved
 // for, and its clones), kept in a hidden companion object, and the clones
 // themselves, hidden objects of the same placement group collection.

@@ -532,7 +532,13 @@ ExecOutcome execute_on(store::Store &store, const std::string &coll, const std::
     t->setxattr(coll, oid, kObjectInfoAttr, encode_object_info(oi));
     out.log_op = LogOp::kModify;
   } else {
-    out.log_op = LogOp::kDelete;
+    // An OSD that missed a delete just removes the object, but one whose
+    // snapshot companions live on (or changed) must copy those: log it as
+    // a change so that recovery pulls and pushes it with them.
+    bool companions = true;
+    if (snaps.loaded || snaps.load(store, coll, oid) == 0)
+      companions = snaps.had_object || snaps.dirty;
+    out.log_op = companions ? LogOp::kModify : LogOp::kDelete;
   }
   out.version = new_oi.version.version;
   return out;

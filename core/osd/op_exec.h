@@ -33,7 +33,7 @@ struct ExecOutcome {
   int32_t rc = 0;                // first failing op's rc, or 0
   std::vector<OpResult> results;  // one per op executed (up to the failing one)
   bool mutated = false;          // t holds object ops to apply
-  LogOp log_op = LogOp::kModify;  // kDelete when the object ends up removed
+  LogOp log_op = LogOp::kModify;  // kDelete when the object ends up removed with no snapshot companions
   uint64_t version = 0;          // object version: after the write, or as read
   ObjectState before;            // the object before the list (when the list loaded it)
 };

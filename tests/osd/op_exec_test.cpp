@@ -1,9 +1,11 @@
 // Translating a client's op list into reads or one store transaction:
 // semantics of each op, guards, and all-or-nothing on failure.
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "msg/crc32c.h"
 #include "osd/encoding.h"
+#include "osd/object_snaps.h"
 #include "osd/op_exec.h"
 #include "scratch_store.h"
 
@@ -237,4 +239,130 @@ TEST_CASE("a whole-object read that fails the data digest is caught, a partial r
   auto dec = decode_object_info(encode_object_info(old));
   REQUIRE(dec.ok());
   CHECK_FALSE(dec->has_data_digest);
+}
+
+// --- object snapshots (object_snaps.h) ---
+
+namespace {
+
+OsdOp snap_op(OpCode c, uint64_t id) {
+  OsdOp o = op(c);
+  o.version = id;
+  return o;
+}
+
+OsdOp trim_op(std::vector<uint64_t> keep) {
+  OsdOp o = op(OpCode::kSnapTrim);
+  for (uint64_t id : keep) {
+    std::string k(8, '\0');
+    for (int i = 0; i < 8; ++i) k[i] = static_cast<char>(id >> (56 - 8 * i));
+    o.keys.push_back(k);
+  }
+  return o;
+}
+
+// The object's data at snapshot `snap` (0: as it is); nullopt when it did
+// not exist then.
+std::optional<std::string> data_at(Fixture &f, const std::string &oid, uint64_t snap) {
+  std::vector<OsdOp> ops;
+  if (snap) ops.push_back(snap_op(OpCode::kSetSnap, snap));
+  OsdOp r = op(OpCode::kRead);
+  ops.push_back(r);
+  ExecOutcome out = f.read(oid, ops);
+  if (out.rc == -ENOENT) return std::nullopt;
+  REQUIRE(out.rc == 0);
+  return *out.results.back().data;
+}
+
+size_t clones_of(Fixture &f, const std::string &oid, uint64_t *seq = nullptr) {
+  ExecOutcome out = f.read(oid, {op(OpCode::kListSnaps)});
+  REQUIRE(out.rc == 0);
+  if (seq) *seq = out.results[0].size;
+  return out.results[0].keys.size();
+}
+
+}  // namespace
+
+TEST_CASE("snapshots: a write carrying a snap context preserves the object once per snapshot") {
+  Fixture f;
+  REQUIRE(f.write("o", {with_data(OpCode::kWriteFull, "one")}).rc == 0);
+  // Snapshot 1, then two writes: only the first clones.
+  REQUIRE(f.write("o", {snap_op(OpCode::kSnapContext, 1), with_data(OpCode::kWrite, "TWO")}).rc == 0);
+  REQUIRE(f.write("o", {snap_op(OpCode::kSnapContext, 1), with_data(OpCode::kWrite, "x", 3)}).rc == 0);
+  uint64_t seq = 0;
+  CHECK(clones_of(f, "o", &seq) == 1);
+  CHECK(seq == 1);
+  CHECK(data_at(f, "o", 1) == std::optional<std::string>("one"));
+  CHECK(data_at(f, "o", 0) == std::optional<std::string>("TWOx"));
+  // Snapshots 2 and 3 taken with no write between: one clone serves both.
+  REQUIRE(f.write("o", {snap_op(OpCode::kSnapContext, 3), with_data(OpCode::kWriteFull, "three")}).rc == 0);
+  CHECK(clones_of(f, "o") == 2);
+  CHECK(data_at(f, "o", 2) == std::optional<std::string>("TWOx"));
+  CHECK(data_at(f, "o", 3) == std::optional<std::string>("TWOx"));
+  CHECK(data_at(f, "o", 4) == std::optional<std::string>("three"));
+  // A snapshot older than the context the object was preserved for is
+  // not preserved again.
+  REQUIRE(f.write("o", {snap_op(OpCode::kSnapContext, 2), with_data(OpCode::kWriteFull, "four")}).rc == 0);
+  CHECK(clones_of(f, "o") == 2);
+  // Clones carry xattrs and the version of their time too.
+  ExecOutcome st = f.read("o", {snap_op(OpCode::kSetSnap, 1), op(OpCode::kStat)});
+  REQUIRE(st.rc == 0);
+  CHECK(st.results[1].size == 3);
+  CHECK(st.version == 1);
+}
+
+TEST_CASE("snapshots: an object created after a snapshot did not exist for it; removing an object "
+          "keeps its clones") {
+  Fixture f;
+  REQUIRE(f.write("n", {snap_op(OpCode::kSnapContext, 5), with_data(OpCode::kWriteFull, "new")}).rc == 0);
+  CHECK_FALSE(data_at(f, "n", 5).has_value());
+  CHECK(data_at(f, "n", 6) == std::optional<std::string>("new"));
+  // Snapshot 6, then the object is removed: 6 still sees it, 7 does not.
+  REQUIRE(f.write("n", {snap_op(OpCode::kSnapContext, 6), op(OpCode::kRemove)}).rc == 0);
+  CHECK(data_at(f, "n", 6) == std::optional<std::string>("new"));
+  CHECK_FALSE(data_at(f, "n", 5).has_value());
+  CHECK_FALSE(data_at(f, "n", 0).has_value());
+  CHECK(clones_of(f, "n") == 2);
+  // A zero of a missing object creates it (empty): snapshots up to the
+  // context still see no object.
+  OsdOp zero = op(OpCode::kZero);
+  zero.length = 10;
+  REQUIRE(f.write("z", {snap_op(OpCode::kSnapContext, 2), zero}).rc == 0);
+  CHECK_FALSE(data_at(f, "z", 1).has_value());
+  CHECK(data_at(f, "z", 3) == std::optional<std::string>(""));
+  // Names with a NUL are the OSD's own: a client cannot reach them.
+  CHECK(f.read(std::string("n\0snapset", 9), {op(OpCode::kStat)}).rc == -EINVAL);
+}
+
+TEST_CASE("snapshots: trim drops what no live snapshot needs, rollback restores a snapshot") {
+  Fixture f;
+  REQUIRE(f.write("t", {with_data(OpCode::kWriteFull, "v0")}).rc == 0);
+  for (uint64_t s = 1; s <= 4; ++s)
+    REQUIRE(f.write("t", {snap_op(OpCode::kSnapContext, s),
+                          with_data(OpCode::kWriteFull, "v" + std::to_string(s))}).rc == 0);
+  CHECK(clones_of(f, "t") == 4);  // clone s holds v(s-1)
+  // Snapshots 2 and 4 live on: clones 1 and 3 go.
+  REQUIRE(f.write("t", {trim_op({4, 2})}).rc == 0);
+  CHECK(clones_of(f, "t") == 2);
+  CHECK(data_at(f, "t", 2) == std::optional<std::string>("v1"));
+  CHECK(data_at(f, "t", 4) == std::optional<std::string>("v3"));
+  CHECK_FALSE(f.s->stat(kColl, clone_object("t", 1)).ok());
+  // Rollback to 2, keeping the head for snapshot 5 first.
+  REQUIRE(f.write("t", {snap_op(OpCode::kSnapContext, 5), snap_op(OpCode::kSnapRollback, 2)}).rc == 0);
+  CHECK(f.data("t") == "v1");
+  CHECK(data_at(f, "t", 5) == std::optional<std::string>("v4"));
+  // The last snapshot gone: no clone, no snap set object left behind.
+  REQUIRE(f.write("t", {trim_op({})}).rc == 0);
+  CHECK(clones_of(f, "t") == 0);
+  CHECK_FALSE(f.s->stat(kColl, snapset_object("t")).ok());
+  auto names = f.s->list_objects(kColl);
+  REQUIRE(names.ok());
+  CHECK(names->size() == 1);
+  // Rollback to a snapshot the object did not exist for removes it.
+  REQUIRE(f.write("r", {snap_op(OpCode::kSnapContext, 1), with_data(OpCode::kWriteFull, "r")}).rc == 0);
+  REQUIRE(f.write("r", {snap_op(OpCode::kSnapRollback, 1)}).rc == 0);
+  CHECK_FALSE(data_at(f, "r", 0).has_value());
+  CHECK(f.write("r", {snap_op(OpCode::kSnapRollback, 0)}).rc == -EINVAL);
+  // setSnap belongs to reads only.
+  CHECK(f.write("r", {snap_op(OpCode::kSetSnap, 1), with_data(OpCode::kWrite, "x")}).rc == -EINVAL);
 }

@@ -240,7 +240,7 @@ enum OpCode {
   cmpXattr @21;     # guard: name, data, cmpMode; -ECANCELED when false
   assertVersion @22; # guard: version; -ERANGE when it differs
   assertExists @23; # guard: -ENOENT when the object is missing
-  # Object snapshots (client API 1.3; docs/CLUSTER.md "Object snapshots").
+  # Object snapshots (client API 1.3; docs/ARCHITECTURE.md "Object snapshots").
   snapContext @24;  # version = seq: preserve the object for snapshots <= seq first
   snapTrim @25;     # keys = live snapshot ids (8-byte big-endian): drop other clones
   snapRollback @26; # version = snapshot id: the object becomes what it was then
