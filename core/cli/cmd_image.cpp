@@ -45,7 +45,7 @@ const char *kUsage =
     "  snap ls POOL/NAME      snapshots: id, name, size, time, clones\n"
     "  clone POOL/NAME@SNAP POOL/CHILD\n"
     "                         a new image reading through to the snapshot until written\n"
-    "                         (same pool; the snapshot may be a clone's)\n"
+    "                         (any pool; the snapshot may be a clone's)\n"
     "  flatten POOL/NAME      copy a clone's parent data into it and drop the link\n"
     "                         (kept, overlap 0, while its snapshots read through it)\n"
     "  map POOL/NAME[@SNAP] --at DIR [--read-only] [--file-name N] [--foreground]\n"

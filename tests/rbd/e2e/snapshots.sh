@@ -4,8 +4,8 @@
 # (taken through the server, crash consistent); the snapshot reads the old
 # bytes while the head has the new; rollback; a clone reads through to its
 # parent's snapshot and its writes never reach the parent; a clone's
-# snapshot and a clone of it read through both levels; rm refuses an image
-# with snapshots and a snapshot with clones.
+# snapshot and a clone of it read through both levels; a clone in another
+# pool; rm refuses an image with snapshots and a snapshot with clones.
 #
 #   snapshots.sh STRATA SCRATCH
 set -euo pipefail
@@ -101,6 +101,15 @@ PY
 st image rm rbd/c2
 st image snap rm rbd/c1@cs
 st image rm rbd/c1
+
+step "a clone in another pool reads through to its parent; flatten reaches back"
+st pool create other --size 2 --min-size 1 --pg-num 8 >/dev/null
+st image clone rbd/vol@s1 other/x
+st image export other/x "$scratch/x.out"
+cmp "$scratch/a.bin" "$scratch/x.out" || e2e_fail "a clone in another pool does not read its parent"
+st image snap rm rbd/vol@s1 2>/dev/null && e2e_fail "snap rm removed a snapshot with a clone in another pool"
+st image flatten other/x
+st image rm other/x
 
 step "snap rm, rm"
 st image snap rm rbd/vol@s1

@@ -202,4 +202,35 @@ TEST_CASE("a clone's snapshots and a clone of a clone read through the chain; wr
   CHECK(p.store->info("e").parent->overlap == 2 * kObj);
   CHECK_FALSE(p.object_exists(p.data_oid("e", 0)));  // did not exist then
   CHECK(first_difference(read_all(p, "e"), qv) == -1);
+
+  // A clone in another pool, and a clone of its snapshot there: reads go
+  // back to this pool; flatten and remove count the parent's clones here.
+  TestPool o("clone_chain_other");
+  p.store->create("x", {2 * kObj, kObj});
+  const std::string xv = pattern(2 * kObj, 62);
+  write_once(p, "x", 0, xv);
+  p.store->snap_create("x", "s");
+  p.store->clone("x", "s", *o.store, "y");
+  REQUIRE(o.store->info("y").parent);
+  CHECK(o.store->info("y").parent->pool == "clone_chain");
+  CHECK(p.store->info("x").snaps.at(0).children == 1);
+  std::string yv = xv;
+  const std::string w5 = pattern(64, 63);
+  write_once(o, "y", kObj + 3, w5);  // copy-up across pools
+  yv.replace(kObj + 3, 64, w5);
+  CHECK(first_difference(read_all(o, "y"), yv) == -1);
+  o.store->snap_create("y", "ys");
+  o.store->clone("y", "ys", *o.store, "z");
+  CHECK(first_difference(read_all(o, "z"), yv) == -1);  // object 0: two levels, two pools
+  CHECK(first_difference(read_all(p, "x"), xv) == -1);
+  CHECK(error_of([&] { p.store->snap_remove("x", "s"); }) == -EBUSY);
+  o.store->remove("z");
+  o.store->snap_remove("y", "ys");
+  o.store->flatten("y");
+  CHECK_FALSE(o.store->info("y").parent);
+  CHECK(p.store->info("x").snaps.at(0).children == 0);
+  CHECK(first_difference(read_all(o, "y"), yv) == -1);
+  p.store->snap_remove("x", "s");
+  o.store->remove("y");
+  CHECK(o.list_objects() == std::vector<std::string>{"rbd_directory"});
 }

@@ -29,7 +29,7 @@ TestPool::TestPool(const std::string &pool_name) : name(pool_name) {
   INFO(strata_last_error());
   REQUIRE(rc == 0);
   REQUIRE(strata_ioctx_create(cluster, name.c_str(), &io) == 0);
-  store = std::make_unique<strata::rbd::ImageStore>(api(), io, name);
+  store = std::make_unique<strata::rbd::ImageStore>(api(), io, name, cluster);
 }
 
 TestPool::~TestPool() {

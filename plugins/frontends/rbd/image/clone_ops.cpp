@@ -16,21 +16,29 @@ namespace {
 constexpr size_t kMaxParentDepth = 64;
 }  // namespace
 
-std::shared_ptr<const ParentChain> load_parent_chain(const ImageRef &ref, const ParentSpec &p) {
+strata_ioctx_t pool_io(const ImageRef &ref, const std::string &pool, const PoolResolver &pools) {
+  if (pool == ref.pool) return ref.io;
+  const ImageRef pref{ref.api, ref.io, pool, "(parent of " + ref.name + ")"};
+  if (!pools) fail(-EOPNOTSUPP, pref, "no access to another pool from here: pool");
+  strata_ioctx_t io = nullptr;
+  check_rc(pools(pool, &io), pref, "opening the pool of");
+  return io;
+}
+
+std::shared_ptr<const ParentChain> load_parent_chain(const ImageRef &ref, const ParentSpec &p,
+                                                     const PoolResolver &pools) {
   auto chain = std::make_shared<ParentChain>();
   ParentSpec cur = p;
   for (;;) {
-    const ImageRef pref{ref.api, ref.io, cur.pool, cur.image};
-    if (cur.pool != ref.pool)
-      fail(-EOPNOTSUPP, pref,
-           "a parent in another pool is not supported yet (clone " + ref.name + "):");
+    const ImageRef pref{ref.api, pool_io(ref, cur.pool, pools), cur.pool, cur.image};
     if (chain->size() == kMaxParentDepth)
       fail(-ELOOP, ref, "more than " + std::to_string(kMaxParentDepth) + " parents above");
     const Header h = read_header(pref, cur.image_id);
     auto s = h.snaps.find(cur.snap_id);
     if (s == h.snaps.end())
       fail(-ENOENT, pref, "no snapshot " + cur.snap_name + " (parent of " + ref.name + ") of");
-    chain->push_back({ref.io, cur.image_id, cur.snap_id, h.parent ? s->second.parent_overlap : 0});
+    const uint64_t below = h.parent ? s->second.parent_overlap : 0;
+    chain->push_back({pref.io, cur.image_id, cur.snap_id, below});
     if (chain->back().overlap == 0) break;
     cur = *h.parent;
   }
@@ -120,7 +128,7 @@ void adjust_snap_children(const ImageRef &parent, const std::string &parent_id, 
 }
 
 void drop_parent_link(const ImageRef &ref, const std::string &id, const ParentSpec &parent,
-                      const std::string &lock_value) {
+                      const std::string &lock_value, const PoolResolver &pools) {
   const strata_client_api *strata_api = ref.api;
   strata_bytes k{format::kParent, std::strlen(format::kParent)};
   strata_write_op_t op = strata_write_op_new();
@@ -132,9 +140,13 @@ void drop_parent_link(const ImageRef &ref, const std::string &id, const ParentSp
   strata_write_op_release(op);
   if (rc == -ECANCELED) fail(-EBUSY, ref, "lost the lock while dropping the parent link of");
   check_rc(rc, ref, "dropping the parent link of");
+  release_parent_snap(ref, parent, pools);
+}
+
+void release_parent_snap(const ImageRef &ref, const ParentSpec &parent, const PoolResolver &pools) {
   try {
-    adjust_snap_children(ImageRef{ref.api, ref.io, parent.pool, parent.image}, parent.image_id,
-                         parent.snap_id, -1);
+    const ImageRef pref{ref.api, pool_io(ref, parent.pool, pools), parent.pool, parent.image};
+    adjust_snap_children(pref, parent.image_id, parent.snap_id, -1);
   } catch (const sdk::Error &e) {
     if (e.code() != -ENOENT) throw;  // the parent is gone: nothing to count
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,14 @@
 #include "object_ops.h"
 
 namespace strata::rbd {
+
+// Another pool's ioctx, for a clone whose parents are there: 0 and *out
+// (owned by whoever made the resolver, valid while it lives) or -errno. An
+// empty resolver: parents in other pools are not reachable (-EOPNOTSUPP).
+using PoolResolver = std::function<int(const std::string &pool, strata_ioctx_t *out)>;
+
+// The ioctx of `pool`: ref's own, or the resolver's. Throws Error.
+strata_ioctx_t pool_io(const ImageRef &ref, const std::string &pool, const PoolResolver &pools);
 
 // One image snapshot a clone reads through, nearest first.
 struct ParentLevel {
@@ -27,9 +36,10 @@ struct ParentLevel {
 using ParentChain = std::vector<ParentLevel>;
 
 // The chain from a clone's parent spec: each level's snapshot record gives
-// the overlap down to the next. The levels must be in ref's pool
-// (-EOPNOTSUPP otherwise); -ENOENT when a parent snapshot is gone.
-std::shared_ptr<const ParentChain> load_parent_chain(const ImageRef &ref, const ParentSpec &p);
+// the overlap down to the next. Levels in other pools than ref's through
+// `pools`; -ENOENT when a parent snapshot is gone.
+std::shared_ptr<const ParentChain> load_parent_chain(const ImageRef &ref, const ParentSpec &p,
+                                                     const PoolResolver &pools);
 
 // Where a clone's object reads through to: object objno of the chain, its
 // first `bytes` bytes (the part inside the clone's overlap).
@@ -61,6 +71,10 @@ void adjust_snap_children(const ImageRef &parent, const std::string &parent_id, 
 // not empty), then gives the parent snapshot its clone back (children - 1;
 // a parent gone already is fine).
 void drop_parent_link(const ImageRef &ref, const std::string &id, const ParentSpec &parent,
-                      const std::string &lock_value);
+                      const std::string &lock_value, const PoolResolver &pools);
+
+// Gives the parent snapshot its clone back (children - 1; a parent gone
+// already is fine).
+void release_parent_snap(const ImageRef &ref, const ParentSpec &parent, const PoolResolver &pools);
 
 }  // namespace strata::rbd

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "open_image.h"
 #include "store_ops.h"
@@ -48,6 +49,18 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
   strata_ioctx_t io = nullptr;
   const int rc = strata_ioctx_create(cluster, pool.c_str(), &io);
   if (rc < 0) throw sdk::Error(rc, "opening image " + pool + "/" + name + ": no pool " + pool);
+  // The pools of a clone's parents, when not this one: the image owns them.
+  std::map<std::string, strata_ioctx_t> other_pools;
+  const PoolResolver pools = [&](const std::string &p, strata_ioctx_t *out) {
+    auto it = other_pools.find(p);
+    if (it == other_pools.end()) {
+      strata_ioctx_t pio = nullptr;
+      if (const int prc = strata_ioctx_create(cluster, p.c_str(), &pio); prc < 0) return prc;
+      it = other_pools.emplace(p, pio).first;
+    }
+    *out = it->second;
+    return 0;
+  };
   try {
     const ImageRef ref{strata_api, io, pool, name};
     const std::string id = lookup_image_id(ref);
@@ -61,16 +74,19 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
     // snapshot through the overlap it had then.
     const uint64_t overlap = !h.parent ? 0 : snap ? snap->parent_overlap : h.parent->overlap;
     std::shared_ptr<const ParentChain> parents;
-    if (overlap > 0) parents = load_parent_chain(ref, *h.parent);
+    if (overlap > 0) parents = load_parent_chain(ref, *h.parent, pools);
     std::unique_ptr<ExclusiveLock> lock;
     if (!opts.read_only && !snap) {
       lock = std::make_unique<ExclusiveLock>(ref, id, make_lock_owner(strata_api, cluster),
                                              opts.lock_description, opts.lock_lease_ms);
       lock->acquire();
     }
+    std::vector<strata_ioctx_t> parent_ios;
+    for (const auto &[p, pio] : other_pools) parent_ios.push_back(pio);
     return std::make_unique<OpenImage>(strata_api, io, ref, h, snap, opts, std::move(lock),
-                                       std::move(parents), overlap);
+                                       std::move(parents), overlap, std::move(parent_ios));
   } catch (...) {
+    for (const auto &[p, pio] : other_pools) strata_ioctx_destroy(pio);
     strata_ioctx_destroy(io);
     throw;
   }
@@ -79,7 +95,8 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
 OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const ImageRef &ref,
                      const Header &h, const SnapInfo *snap, const OpenOptions &opts,
                      std::unique_ptr<ExclusiveLock> lock,
-                     std::shared_ptr<const ParentChain> parents, uint64_t parent_overlap)
+                     std::shared_ptr<const ParentChain> parents, uint64_t parent_overlap,
+                     std::vector<strata_ioctx_t> parent_ios)
     : strata_api(api),
       io_(io),
       ref_(ref),
@@ -97,7 +114,8 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
       lock_(std::move(lock)),
       snap_seq_(h.snap_seq),
       parents_(std::move(parents)),
-      parent_overlap_(parent_overlap) {
+      parent_overlap_(parent_overlap),
+      parent_ios_(std::move(parent_ios)) {
   info_.pool = ref.pool;
   info_.name = ref.name;
   info_.id = h.id;

@@ -21,7 +21,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +78,14 @@ struct CreateOptions {
 // and thread-safe.
 class ImageStore {
  public:
-  ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name);
+  // cluster (optional, outlives the store) reaches other pools: a clone's
+  // parents there (clone into another pool, flatten, remove, snap rm of
+  // such a clone). Without it they are -EOPNOTSUPP.
+  ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name,
+             strata_cluster_t cluster = nullptr);
+  ~ImageStore();
+  ImageStore(const ImageStore &) = delete;
+  ImageStore &operator=(const ImageStore &) = delete;
 
   void create(const std::string &name, const CreateOptions &opts);  // -EEXIST, -EINVAL
   std::vector<std::string> list();                                   // sorted
@@ -98,9 +107,9 @@ class ImageStore {
   // The head becomes the snapshot's content (and size). -EBUSY while
   // locked by a live holder.
   void snap_rollback(const std::string &name, const std::string &snap);
-  // A new image `child` that reads through to name@snap until written;
-  // name may be a clone itself (reads go on through its parents). The
-  // child must be in this pool (another child_store's pool: -EOPNOTSUPP).
+  // A new image `child` (in child_store's pool, this one or another) that
+  // reads through to name@snap until written; name may be a clone itself
+  // (reads go on through its parents).
   void clone(const std::string &name, const std::string &snap, ImageStore &child_store,
              const std::string &child, const CreateOptions &opts_or_zero = {});
   // Copies everything the clone's head reads from its parents into it.
@@ -112,11 +121,17 @@ class ImageStore {
   const std::string &pool() const;
   const strata_client_api *api() const;
   strata_ioctx_t ioctx() const;
+  // Another pool's ioctx (owned by the store), for a clone's parents: 0 or
+  // -errno (-EOPNOTSUPP without a cluster).
+  int pool_ioctx(const std::string &pool, strata_ioctx_t *out);
 
  private:
   const strata_client_api *api_;
   strata_ioctx_t io_;
   std::string pool_;
+  strata_cluster_t cluster_;
+  std::mutex m_;
+  std::map<std::string, strata_ioctx_t> other_pools_;  // guarded by m_
 };
 
 struct OpenOptions {

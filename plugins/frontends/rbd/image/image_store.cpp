@@ -118,8 +118,33 @@ std::vector<std::optional<uint64_t>> snapshot_object_sizes(const ImageRef &ref,
 
 }  // namespace
 
-ImageStore::ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name)
-    : api_(api), io_(io), pool_(std::move(pool_name)) {}
+ImageStore::ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name,
+                       strata_cluster_t cluster)
+    : api_(api), io_(io), pool_(std::move(pool_name)), cluster_(cluster) {}
+
+ImageStore::~ImageStore() {
+  const strata_client_api *strata_api = api_;
+  for (auto &[pool, io] : other_pools_) strata_ioctx_destroy(io);
+}
+
+int ImageStore::pool_ioctx(const std::string &pool, strata_ioctx_t *out) {
+  const strata_client_api *strata_api = api_;
+  if (pool == pool_) {
+    *out = io_;
+    return 0;
+  }
+  if (!cluster_) return -EOPNOTSUPP;
+  std::lock_guard lk(m_);
+  auto it = other_pools_.find(pool);
+  if (it == other_pools_.end()) {
+    strata_ioctx_t io = nullptr;
+    const int rc = strata_ioctx_create(cluster_, pool.c_str(), &io);
+    if (rc < 0) return rc;
+    it = other_pools_.emplace(pool, io).first;
+  }
+  *out = it->second;
+  return 0;
+}
 
 const std::string &ImageStore::pool() const { return pool_; }
 const strata_client_api *ImageStore::api() const { return api_; }
@@ -276,14 +301,7 @@ void ImageStore::remove(const std::string &name) {
     ScopedAdminLock lock(ref, id, "remove");
     const Header h = read_header(ref, id);
     remove_objects(ref, id, 0, h.max_objects(), 0);  // (no snapshots: refused above)
-    if (h.parent && h.parent->pool == pool_) {
-      try {
-        adjust_snap_children(ImageRef{api_, io_, pool_, h.parent->image}, h.parent->image_id,
-                             h.parent->snap_id, -1);
-      } catch (const sdk::Error &e) {
-        if (e.code() != -ENOENT) throw;  // the parent is gone: nothing to count
-      }
-    }
+    if (h.parent) release_parent_snap(ref, *h.parent, pools_of(*this));
     const int rc = strata_remove(io_, hoid.c_str());
     if (rc < 0 && rc != -ENOENT) check_rc(rc, ref, "removing the header of");
   }

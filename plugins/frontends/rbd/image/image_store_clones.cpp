@@ -16,8 +16,6 @@ void ImageStore::clone(const std::string &name, const std::string &snap, ImageSt
                        const std::string &child, const CreateOptions &opts_or_zero) {
   const strata_client_api *strata_api = api_;
   const ImageRef ref{api_, io_, pool_, name};
-  if (child_store.pool() != pool_)
-    fail(-EOPNOTSUPP, ref, "clones into another pool (" + child_store.pool() + ") are not yet supported:");
   const std::string id = lookup_image_id(ref);
   const Header h = read_header(ref, id);
   const SnapInfo *s = h.find_snap(snap);
@@ -53,13 +51,12 @@ void ImageStore::flatten(const std::string &name) {
   Header h = read_header(ref, id);
   if (!h.parent || h.parent->overlap == 0)
     fail(-EINVAL, ref, "not a clone (or flattened already):");
-  if (h.parent->pool != pool_) fail(-EOPNOTSUPP, ref, "clones of another pool's image: not yet supported:");
   refuse_if_locked(ref, h, "flatten");
   ScopedAdminLock lock(ref, id, "flatten");
   h = read_header(ref, id);
   const ParentSpec parent = *h.parent;
   const uint64_t covered = std::min(parent.overlap, h.size);
-  const auto chain = load_parent_chain(ref, parent);
+  const auto chain = load_parent_chain(ref, parent, pools_of(*this));
   // Copy up every object that still reads through (with the image's
   // snapshot context: its snapshots record the object as absent, so they
   // keep reading through the link they keep).
@@ -88,7 +85,7 @@ void ImageStore::flatten(const std::string &name) {
   const bool snaps_read_through = std::any_of(
       h.snaps.begin(), h.snaps.end(), [](const auto &e) { return e.second.parent_overlap > 0; });
   if (!snaps_read_through) {
-    drop_parent_link(ref, id, parent, lock.value());
+    drop_parent_link(ref, id, parent, lock.value(), pools_of(*this));
     return;
   }
   // The head reads nothing through any more; the snapshots still do.

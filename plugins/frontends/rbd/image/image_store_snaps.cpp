@@ -87,7 +87,7 @@ void ImageStore::snap_remove(const std::string &name, const std::string &snap) {
            "removing the record of snapshot " + snap + " of");
   // A flattened clone keeps its parent link for the snapshots that read
   // through it; the last of them takes the link along.
-  if (h.parent && !parent_needed) drop_parent_link(ref, id, *h.parent, "");
+  if (h.parent && !parent_needed) drop_parent_link(ref, id, *h.parent, "", pools_of(*this));
 }
 
 void ImageStore::snap_rollback(const std::string &name, const std::string &snap) {

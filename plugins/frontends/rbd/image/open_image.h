@@ -30,11 +30,12 @@ class OpenImage final : public Image {
   // Takes ownership of io and of the lock (taken already, or null for a
   // read-only open). snap: the snapshot opened, or null for the head.
   // parents: what a clone (or a clone's snapshot) reads through to, its
-  // first parent_overlap bytes; null when nothing reads through.
+  // first parent_overlap bytes; null when nothing reads through. Takes
+  // ownership of parent_ios (other pools' ioctxs the chain uses).
   OpenImage(const strata_client_api *api, strata_ioctx_t io, const ImageRef &ref,
             const Header &h, const SnapInfo *snap, const OpenOptions &opts,
             std::unique_ptr<ExclusiveLock> lock, std::shared_ptr<const ParentChain> parents,
-            uint64_t parent_overlap);
+            uint64_t parent_overlap, std::vector<strata_ioctx_t> parent_ios);
   ~OpenImage() override;
 
   uint64_t size() const override { return size_; }
@@ -129,9 +130,10 @@ class OpenImage final : public Image {
   std::deque<std::function<void()>> paused_writes_;
   uint64_t snap_seq_ = 0;
   std::set<uint64_t> preserved_;  // objects preserved for snap_seq_
-  // A clone's parents (same pool), and the objects known to be the child's own.
+  // A clone's parents, and the objects known to be the child's own.
   std::shared_ptr<const ParentChain> parents_;
   uint64_t parent_overlap_ = 0;
+  std::vector<strata_ioctx_t> parent_ios_;  // owned; closed with io_
   std::set<uint64_t> owned_;
   ImageStats stats_;
   std::string last_error_;

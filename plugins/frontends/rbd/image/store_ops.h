@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "clone_ops.h"
 #include "exclusive_lock.h"
 #include "image_header.h"
 
@@ -33,6 +34,13 @@ class ScopedAdminLock {
  private:
   std::unique_ptr<ExclusiveLock> lock_;
 };
+
+// The store's way to other pools, for load_parent_chain and the like.
+inline PoolResolver pools_of(ImageStore &store) {
+  return [&store](const std::string &pool, strata_ioctx_t *out) {
+    return store.pool_ioctx(pool, out);
+  };
+}
 
 // Object calls in flight for one administrative call.
 inline constexpr size_t kAdminFanout = 32;
