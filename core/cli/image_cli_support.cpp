@@ -71,7 +71,8 @@ constexpr int kWindow = 8;             // requests in flight
 Result<std::unique_ptr<rbd::ImageStore>> image_store(Session &s, const std::string &pool) {
   auto io = s.ioctx(pool);
   if (!io.ok()) return io.status();
-  return std::make_unique<rbd::ImageStore>(client::client_api_table(), *io, pool);
+  // With the cluster: a clone's parents in other pools are reachable.
+  return std::make_unique<rbd::ImageStore>(client::client_api_table(), *io, pool, s.cluster());
 }
 
 Result<uint64_t> copy_image_to_fd(rbd::BlockDevice &dev, int fd, const std::string &what) {

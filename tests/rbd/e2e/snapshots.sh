@@ -3,8 +3,9 @@
 # and out: export/import round trip; snap create while `nbd serve` writes
 # (taken through the server, crash consistent); the snapshot reads the old
 # bytes while the head has the new; rollback; a clone reads through to its
-# parent's snapshot and its writes never reach the parent; rm refuses an
-# image with snapshots and a snapshot with clones.
+# parent's snapshot and its writes never reach the parent; a clone's
+# snapshot and a clone of it read through both levels; a clone in another
+# pool; rm refuses an image with snapshots and a snapshot with clones.
 #
 #   snapshots.sh STRATA SCRATCH
 set -euo pipefail
@@ -77,6 +78,38 @@ step "rollback: the head is the snapshot again"
 st image snap rollback rbd/vol@s1
 st image export rbd/vol "$scratch/rolled.out"
 cmp "$scratch/a.bin" "$scratch/rolled.out" || e2e_fail "rollback did not restore the snapshot"
+
+step "a clone's snapshot, and a clone of it reading through both levels"
+st image clone rbd/vol@s1 rbd/c1
+c1sock=$scratch/c1.sock
+e2e_serve c1 "$c1sock"
+qemu-io -f raw -c 'write -P 0x55 1M 64k' -c flush "$(e2e_uri c1 "$c1sock")" >/dev/null
+st nbd stop --socket "$c1sock"
+st image snap create rbd/c1@cs
+st image clone rbd/c1@cs rbd/c2
+st image export rbd/c1@cs "$scratch/cs.out"
+st image export rbd/c2 "$scratch/c2.out"
+cmp "$scratch/cs.out" "$scratch/c2.out" || e2e_fail "a clone of a clone does not read its parent's snapshot"
+cmp -s "$scratch/a.bin" "$scratch/c2.out" && e2e_fail "the clone's own write is missing from its snapshot"
+python3 - "$scratch/a.bin" "$scratch/c2.out" <<'PY' || e2e_fail "a clone of a clone: wrong bytes"
+import sys
+a, c = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+m = 1 << 20
+assert c[m:m + (64 << 10)] == b"\x55" * (64 << 10), "the middle level's write"
+assert c[:m] == a[:m] and c[m + (64 << 10):] == a[m + (64 << 10):], "the bottom level's bytes"
+PY
+st image rm rbd/c2
+st image snap rm rbd/c1@cs
+st image rm rbd/c1
+
+step "a clone in another pool reads through to its parent; flatten reaches back"
+st pool create other --size 2 --min-size 1 --pg-num 8 >/dev/null
+st image clone rbd/vol@s1 other/x
+st image export other/x "$scratch/x.out"
+cmp "$scratch/a.bin" "$scratch/x.out" || e2e_fail "a clone in another pool does not read its parent"
+st image snap rm rbd/vol@s1 2>/dev/null && e2e_fail "snap rm removed a snapshot with a clone in another pool"
+st image flatten other/x
+st image rm other/x
 
 step "snap rm, rm"
 st image snap rm rbd/vol@s1

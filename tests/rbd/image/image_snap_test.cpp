@@ -1,7 +1,10 @@
-// Snapshots: copy-on-write by the image's writer, snapshot reads, removal,
-// rollback, and snapshots asked of a live holder.
+// Snapshots on the OSDs' object snapshots: snapshot reads after every kind
+// of change (against a model), removal trimming the clones, rollback, and
+// snapshots asked of a live holder.
 #include <catch2/catch.hpp>
 #include <future>
+#include <map>
+#include <regex>
 #include <thread>
 
 #include "image_format.h"
@@ -21,6 +24,16 @@ std::string read_all(TestPool &p, const std::string &name, const std::string &sn
   std::string got;
   REQUIRE(read_sync(*img, 0, img->size(), &got) == 0);
   return got;
+}
+
+// Only the image's own objects are listed: the OSDs' clones never are.
+void check_listing_has_no_clones(TestPool &p) {
+  static const std::regex own(
+      "rbd_(directory|header\\.[0-9a-f]{16}|data\\.[0-9a-f]{16}\\.[0-9a-f]{16})");
+  for (const std::string &name : p.list_objects()) {
+    INFO(name);
+    CHECK(std::regex_match(name, own));
+  }
 }
 
 // Writes `data` at off through a fresh read-write open.
@@ -56,9 +69,15 @@ TEST_CASE("a snapshot keeps the data as it was while the head moves on", "[rbd][
     v2.replace(600, 1000, a);
     v2.replace(kObj, kObj, std::string(kObj, '\0'));
     v2.replace(3 * kObj, kObj, b);
-    CHECK(img->stats().cow_copies == 2);  // objects 0 and 1; 3 did not exist
+    // Objects 0, 1 and 3 (recorded as absent); the second write to 0
+    // carried no snapshot context.
+    CHECK(img->stats().cow_copies == 3);
     REQUIRE(img->close() == 0);
   }
+  // Object 1 is gone, its clone is not: snapshot "one" still reads it.
+  CHECK_FALSE(p.object_exists(p.data_oid("s", 1)));
+  CHECK(p.snap_clones(p.data_oid("s", 1)).size() == 1);
+  check_listing_has_no_clones(p);
   CHECK(first_difference(read_all(p, "s", "one"), v1) == -1);
   CHECK(first_difference(read_all(p, "s", ""), v2) == -1);
   CHECK(error_of([&] { read_all(p, "s", "none"); }) == -ENOENT);
@@ -84,7 +103,8 @@ TEST_CASE("a snapshot keeps the data as it was while the head moves on", "[rbd][
   CHECK(p.store->du("s", "one") > 0);
 }
 
-TEST_CASE("removing a snapshot drops the copies only it needed", "[rbd][image][snap]") {
+TEST_CASE("removing a snapshot trims the clones only it needed, the last one all of them",
+          "[rbd][image][snap]") {
   REQUIRE_CLUSTER(shared_cluster());
   TestPool p("snap_remove");
   p.store->create("s", {2 * kObj, kObj});
@@ -92,33 +112,138 @@ TEST_CASE("removing a snapshot drops the copies only it needed", "[rbd][image][s
   write_once(p, "s", 0, v1);
   const auto s1 = p.store->snap_create("s", "one");
   const std::string v2 = pattern(kObj, 6);
-  write_once(p, "s", 0, v2);  // object 0 copied for "one"
+  write_once(p, "s", 0, v2);  // object 0 preserved for "one"
   const auto s2 = p.store->snap_create("s", "two");
   const std::string v3 = pattern(2 * kObj, 7);
-  write_once(p, "s", 0, v3);  // objects 0 and 1 copied for "two"
+  write_once(p, "s", 0, v3);  // objects 0 and 1 preserved for "two"
   const std::string head0 = p.data_oid("s", 0), head1 = p.data_oid("s", 1);
-  auto copy = [&](const std::string &head, uint64_t id) {
-    return head + "@" + strata::rbd::format::hex16(id);
+  auto ids = [&](const std::string &oid) {
+    std::vector<uint64_t> out;
+    for (const auto &c : p.snap_clones(oid)) out.push_back(c.id);
+    return out;
   };
-  CHECK(p.object_exists(copy(head0, s1.id)));
-  CHECK(p.object_exists(copy(head0, s2.id)));
-  CHECK(p.object_exists(copy(head1, s2.id)));
-  CHECK_FALSE(p.object_exists(copy(head1, s1.id)));
+  CHECK(ids(head0) == std::vector<uint64_t>{s1.id, s2.id});
+  CHECK(ids(head1) == std::vector<uint64_t>{s2.id});  // serves "one" and "two"
+  check_listing_has_no_clones(p);
 
-  // "one" reads object 1 through "two"'s copy: removing "two" keeps it.
+  // "one" reads object 1 from the clone made for "two": removing "two" keeps it.
   p.store->snap_remove("s", "two");
-  CHECK(p.object_exists(copy(head0, s1.id)));
-  CHECK_FALSE(p.object_exists(copy(head0, s2.id)));
-  CHECK(p.object_exists(copy(head1, s2.id)));
+  CHECK(ids(head0) == std::vector<uint64_t>{s1.id});
+  CHECK(ids(head1) == std::vector<uint64_t>{s2.id});
   CHECK(first_difference(read_all(p, "s", "one"), v1) == -1);
   CHECK(error_of([&] { read_all(p, "s", "two"); }) == -ENOENT);
 
   p.store->snap_remove("s", "one");
-  CHECK_FALSE(p.object_exists(copy(head0, s1.id)));
-  CHECK_FALSE(p.object_exists(copy(head1, s2.id)));
+  for (const std::string &oid : {head0, head1}) {
+    uint64_t seq = 99;
+    CHECK(p.snap_clones(oid, &seq).empty());
+    CHECK(seq == 0);  // the snap set itself is gone
+  }
   CHECK(p.store->info("s").snaps.empty());
   CHECK(first_difference(read_all(p, "s", ""), v3) == -1);
   CHECK(error_of([&] { p.store->snap_remove("s", "one"); }) == -ENOENT);
+  p.store->remove("s");
+  CHECK(p.list_objects() == std::vector<std::string>{"rbd_directory"});
+}
+
+TEST_CASE("every snapshot keeps its data through overwrites, discards, truncates and rollbacks",
+          "[rbd][image][snap]") {
+  REQUIRE_CLUSTER(shared_cluster());
+  TestPool p("snap_model");
+  const uint64_t size = 6 * kObj;
+  p.store->create("m", {size, kObj});
+  std::string head(size, '\0');
+  std::map<std::string, std::string> snaps;  // the model: name -> content
+  auto check_all = [&](const char *when) {
+    INFO(when);
+    for (const auto &[name, want] : snaps) {
+      INFO("snapshot " << name);
+      CHECK(first_difference(read_all(p, "m", name), want) == -1);
+    }
+    CHECK(first_difference(read_all(p, "m", ""), head) == -1);
+  };
+  auto take = [&](const std::string &name) {
+    p.store->snap_create("m", name);
+    snaps[name] = head;
+  };
+  auto write = [&](strata::rbd::Image &img, uint64_t off, const std::string &d) {
+    REQUIRE(write_sync(img, off, d) == 0);
+    head.replace(off, d.size(), d);
+  };
+  auto discard = [&](strata::rbd::Image &img, uint64_t off, uint64_t len, bool zeroes) {
+    REQUIRE((zeroes ? zeroes_sync(img, off, len) : discard_sync(img, off, len)) == 0);
+    head.replace(off, len, std::string(len, '\0'));
+  };
+
+  {
+    auto img = p.open("m");
+    write(*img, 0, pattern(4 * kObj, 40));  // objects 4 and 5: holes
+  }
+  take("s1");
+  const uint64_t du_s1 = p.store->du("m", "s1");
+  CHECK(du_s1 == 4 * kObj);
+  {
+    auto img = p.open("m");
+    write(*img, 100, pattern(5000, 41));              // part of object 0
+    write(*img, kObj, pattern(kObj, 42));             // all of object 1
+    write(*img, 4 * kObj + 7, pattern(300, 43));      // into a hole
+    discard(*img, 2 * kObj, kObj, false);             // all of object 2
+    discard(*img, 3 * kObj + 10, 300, true);          // part of object 3
+    discard(*img, 4 * kObj - 50, 100, false);         // across objects 3 and 4
+    // A discard of a missing object preserves nothing: the write after it
+    // must still carry the snapshot context.
+    discard(*img, 5 * kObj, kObj, false);
+    write(*img, 5 * kObj + 20, pattern(50, 47));
+  }
+  CHECK_FALSE(p.object_exists(p.data_oid("m", 2)));
+  check_all("after overwrites and discards");
+  CHECK(p.store->du("m", "s1") == du_s1);  // the head's changes do not move it
+  take("s2");
+
+  // Truncate: shrink into object 3 (4 and 5 go), grow, write past the old end.
+  p.store->resize("m", 3 * kObj + kObj / 2);
+  head.resize(3 * kObj + kObj / 2);
+  check_all("after a shrink");
+  p.store->resize("m", size);
+  head.resize(size, '\0');
+  {
+    auto img = p.open("m");
+    write(*img, 5 * kObj + 1000, pattern(2000, 44));
+  }
+  check_all("after a grow and a write past the old end");
+  take("s3");
+  {
+    auto img = p.open("m");
+    write(*img, 0, pattern(size, 45));
+  }
+  check_all("after overwriting everything");
+  check_listing_has_no_clones(p);
+
+  // Rollback: the head is the snapshot again; every snapshot keeps its data,
+  // and the head moves on from there.
+  p.store->snap_rollback("m", "s2");
+  head = snaps["s2"];
+  check_all("after a rollback to s2");
+  {
+    auto img = p.open("m");
+    write(*img, kObj / 2, pattern(kObj, 46));
+    discard(*img, 3 * kObj, kObj, false);
+  }
+  check_all("after writes following the rollback");
+  p.store->snap_rollback("m", "s1");
+  head = snaps["s1"];
+  check_all("after a rollback to s1");
+
+  // Removing snapshots keeps the others' data; the last one takes every clone.
+  p.store->snap_remove("m", "s2");
+  snaps.erase("s2");
+  check_all("after removing s2");
+  p.store->snap_remove("m", "s1");
+  p.store->snap_remove("m", "s3");
+  snaps.clear();
+  check_all("after removing every snapshot");
+  for (uint64_t n = 0; n < 6; ++n) CHECK(p.snap_clones(p.data_oid("m", n)).empty());
+  check_listing_has_no_clones(p);
 }
 
 TEST_CASE("rollback makes the head the snapshot again and keeps newer snapshots",
@@ -178,7 +303,7 @@ TEST_CASE("a snapshot of an image open read-write is taken by its holder between
   // After the snapshot the holder preserves before writing.
   const std::string e = pattern(kObj, 12);
   REQUIRE(write_sync(*img, 0, e) == 0);
-  CHECK(img->stats().cow_copies >= 1);
+  CHECK(img->stats().cow_copies >= 1);  // object 0, preserved for "live"
   CHECK(first_difference(read_all(p, "s", "live").substr(0, kObj), v1.substr(0, kObj)) == -1);
   REQUIRE(img->close() == 0);
   CHECK(first_difference(read_all(p, "s", "").substr(0, kObj), e) == -1);

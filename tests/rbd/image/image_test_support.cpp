@@ -29,7 +29,7 @@ TestPool::TestPool(const std::string &pool_name) : name(pool_name) {
   INFO(strata_last_error());
   REQUIRE(rc == 0);
   REQUIRE(strata_ioctx_create(cluster, name.c_str(), &io) == 0);
-  store = std::make_unique<strata::rbd::ImageStore>(api(), io, name);
+  store = std::make_unique<strata::rbd::ImageStore>(api(), io, name, cluster);
 }
 
 TestPool::~TestPool() {
@@ -56,6 +56,42 @@ bool TestPool::object_exists(const std::string &oid, uint64_t *size) {
 
 std::string TestPool::data_oid(const std::string &image, uint64_t objno) {
   return strata::rbd::format::data_oid(store->info(image).id, objno);
+}
+
+std::vector<strata_snap_clone> TestPool::snap_clones(const std::string &oid, uint64_t *seq) {
+  std::vector<strata_snap_clone> clones(16);
+  for (;;) {
+    uint64_t s = 0;
+    size_t n = 0;
+    int prval = 0;
+    strata_read_op_t op = strata_read_op_new();
+    strata_read_op_list_snaps(op, &s, clones.data(), clones.size(), &n, &prval);
+    const int rc = strata_read_op_operate(op, io, oid.c_str(), nullptr);
+    strata_read_op_release(op);
+    INFO(oid << ": " << strata_last_error());
+    REQUIRE(rc == 0);
+    REQUIRE(prval == 0);
+    if (n > clones.size()) {
+      clones.resize(n);
+      continue;
+    }
+    clones.resize(n);
+    if (seq) *seq = s;
+    return clones;
+  }
+}
+
+std::vector<std::string> TestPool::list_objects() {
+  strata_list_t l = nullptr;
+  REQUIRE(strata_list_open(io, nullptr, &l) == 0);
+  std::vector<std::string> names;
+  const char *oid = nullptr;
+  size_t len = 0;
+  int rc;
+  while ((rc = strata_list_next(l, &oid, &len)) == 1) names.emplace_back(oid, len);
+  strata_list_close(l);
+  REQUIRE(rc == 0);
+  return names;
 }
 
 strata::rbd::OpenOptions read_only_opts() {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "image.h"
 #include "process_cluster.h"
@@ -31,6 +32,11 @@ struct TestPool {
   bool object_exists(const std::string &oid, uint64_t *size = nullptr);
   // The data object objno of image `image`.
   std::string data_oid(const std::string &image, uint64_t objno);
+  // The OSD's snap set of an object (client API 1.3 list_snaps): its
+  // clones, oldest first; *seq the snapshot it was last preserved for.
+  std::vector<strata_snap_clone> snap_clones(const std::string &oid, uint64_t *seq = nullptr);
+  // Every object name the pool lists.
+  std::vector<std::string> list_objects();
 };
 
 strata::rbd::OpenOptions read_only_opts();

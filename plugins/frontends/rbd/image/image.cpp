@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "open_image.h"
 #include "store_ops.h"
@@ -15,18 +16,20 @@
 namespace strata::rbd {
 
 namespace {
-constexpr unsigned kWorkers = 4;  // threads for copy-on-write, copy-up and snapshot reads
+constexpr unsigned kWorkers = 4;  // threads for copy-up and reads through to a parent
 // Largest read-ahead read: large enough to save operations, small enough
 // that the reader waits for little more than the block it needs.
 constexpr uint64_t kMaxPrefetchRead = 512u << 10;
 
 // What one object's part of a write or discard does to the object: a
-// discard of the whole object empties it, of a part zeroes that part.
-ObjectMutation mutation_for(bool is_write, bool whole, uint64_t off, uint64_t len,
-                            const char *data) {
-  if (is_write) return {ObjectMutation::Kind::kWrite, data, off, len};
-  if (whole) return {ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
-  return {ObjectMutation::Kind::kZero, nullptr, off, len};
+// whole object is written in full or removed (emptied instead where it
+// would read through to a clone's parent again), a part written or zeroed.
+ObjectMutation mutation_for(bool is_write, bool whole, bool removable, uint64_t off,
+                            uint64_t len, const char *data) {
+  using K = ObjectMutation::Kind;
+  if (is_write) return {whole ? K::kWriteFull : K::kWrite, data, off, len};
+  if (whole) return removable ? ObjectMutation{K::kRemove} : ObjectMutation{K::kTruncate};
+  return {K::kZero, nullptr, off, len};
 }
 
 }  // namespace
@@ -46,6 +49,18 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
   strata_ioctx_t io = nullptr;
   const int rc = strata_ioctx_create(cluster, pool.c_str(), &io);
   if (rc < 0) throw sdk::Error(rc, "opening image " + pool + "/" + name + ": no pool " + pool);
+  // The pools of a clone's parents, when not this one: the image owns them.
+  std::map<std::string, strata_ioctx_t> other_pools;
+  const PoolResolver pools = [&](const std::string &p, strata_ioctx_t *out) {
+    auto it = other_pools.find(p);
+    if (it == other_pools.end()) {
+      strata_ioctx_t pio = nullptr;
+      if (const int prc = strata_ioctx_create(cluster, p.c_str(), &pio); prc < 0) return prc;
+      it = other_pools.emplace(p, pio).first;
+    }
+    *out = it->second;
+    return 0;
+  };
   try {
     const ImageRef ref{strata_api, io, pool, name};
     const std::string id = lookup_image_id(ref);
@@ -55,16 +70,23 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
       snap = h.find_snap(opts.snap);
       if (!snap) fail(-ENOENT, ref, "no snapshot " + opts.snap + " of");
     }
-    if (h.parent && h.parent->pool != pool)
-      fail(-EOPNOTSUPP, ref, "clones of another pool's image are not yet supported:");
+    // A clone's head reads through its parent link's overlap, a clone's
+    // snapshot through the overlap it had then.
+    const uint64_t overlap = !h.parent ? 0 : snap ? snap->parent_overlap : h.parent->overlap;
+    std::shared_ptr<const ParentChain> parents;
+    if (overlap > 0) parents = load_parent_chain(ref, *h.parent, pools);
     std::unique_ptr<ExclusiveLock> lock;
     if (!opts.read_only && !snap) {
       lock = std::make_unique<ExclusiveLock>(ref, id, make_lock_owner(strata_api, cluster),
                                              opts.lock_description, opts.lock_lease_ms);
       lock->acquire();
     }
-    return std::make_unique<OpenImage>(strata_api, io, ref, h, snap, opts, std::move(lock));
+    std::vector<strata_ioctx_t> parent_ios;
+    for (const auto &[p, pio] : other_pools) parent_ios.push_back(pio);
+    return std::make_unique<OpenImage>(strata_api, io, ref, h, snap, opts, std::move(lock),
+                                       std::move(parents), overlap, std::move(parent_ios));
   } catch (...) {
+    for (const auto &[p, pio] : other_pools) strata_ioctx_destroy(pio);
     strata_ioctx_destroy(io);
     throw;
   }
@@ -72,7 +94,9 @@ std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
 
 OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const ImageRef &ref,
                      const Header &h, const SnapInfo *snap, const OpenOptions &opts,
-                     std::unique_ptr<ExclusiveLock> lock)
+                     std::unique_ptr<ExclusiveLock> lock,
+                     std::shared_ptr<const ParentChain> parents, uint64_t parent_overlap,
+                     std::vector<strata_ioctx_t> parent_ios)
     : strata_api(api),
       io_(io),
       ref_(ref),
@@ -83,12 +107,15 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
       snap_id_(snap ? snap->id : 0),
       opts_(opts),
       queue_(opts.max_inflight_ops, kWorkers),
-      // (A clone's holes read through to its parent: no read-ahead there yet.)
-      readahead_(snap || h.parent ? 0 : opts.readahead_max_bytes, h.object_size,
+      // (A clone's holes read through to its parent, a snapshot's reads
+      // need set_snap: no read-ahead there yet.)
+      readahead_(snap || parents ? 0 : opts.readahead_max_bytes, h.object_size,
                  snap ? snap->size : h.size),
       lock_(std::move(lock)),
       snap_seq_(h.snap_seq),
-      parent_(h.parent) {
+      parents_(std::move(parents)),
+      parent_overlap_(parent_overlap),
+      parent_ios_(std::move(parent_ios)) {
   info_.pool = ref.pool;
   info_.name = ref.name;
   info_.id = h.id;
@@ -257,36 +284,43 @@ void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst
     ++stats_.object_reads;
   }
   if (snap_id_) {
-    // A snapshot read may take two calls (the head's clone keys, then the
-    // copy): synchronous, on a worker.
+    // A snapshot's object: one read op at that snapshot (the OSD reads the
+    // clone serving it, or the object when it has not changed since).
     queue_.submit([this, objno, off, len, dst, req, pieces](OpQueue::Finish fin) {
-      queue_.run_on_worker([this, objno, off, len, dst, req, pieces, fin] {
-        const int rc =
-            read_snapshot_object({strata_api, io_, info_.id, objno}, snap_id_, off, len, dst);
-        piece_done(req, rc, pieces);
-        fin(rc);
-      });
+      struct SnapRead {
+        strata_read_op_t op = nullptr;
+        size_t got = 0;
+        int prval = 0;
+      };
+      // The op and its outputs live until the completion has run.
+      auto r = std::make_shared<SnapRead>();
+      r->op = strata_read_op_new();
+      if (!r->op) {
+        object_read_done(objno, off, len, dst, -ENOMEM, req, pieces, fin);
+        return;
+      }
+      strata_read_op_set_snap(r->op, snap_id_);
+      strata_read_op_read(r->op, off, len, dst, &r->got, &r->prval);
+      const std::string oid = format::data_oid(info_.id, objno);
+      auto on_done = [this, r, objno, off, len, dst, req, pieces, fin](int64_t rc) {
+        strata_read_op_release(r->op);
+        object_read_done(objno, off, len, dst, rc < 0 ? rc : static_cast<int64_t>(r->got), req,
+                         pieces, fin);
+      };
+      const int rc = start_aio(
+          strata_api,
+          [&](strata_completion_t c) {
+            return strata_aio_read_op_operate(r->op, io_, oid.c_str(), c);
+          },
+          on_done);
+      if (rc < 0) on_done(rc);
     });
     return;
   }
   queue_.submit([this, objno, off, len, dst, req, pieces](OpQueue::Finish fin) {
     const std::string oid = format::data_oid(info_.id, objno);
     auto on_done = [this, objno, off, len, dst, req, pieces, fin](int64_t rc) {
-      if (rc == -ENOENT) {
-        if (auto parent = parent_object(objno)) {
-          // A clone's missing object: its parent's snapshot, on a worker.
-          queue_.run_on_worker([this, parent, off, len, dst, req, pieces, fin] {
-            const int prc = read_parent_object(*parent, off, len, dst);
-            piece_done(req, prc, pieces);
-            fin(prc);
-          });
-          return;
-        }
-      }
-      if (rc == -ENOENT) rc = 0;  // a missing object reads as zeros
-      if (rc >= 0 && static_cast<uint64_t>(rc) < len) std::memset(dst + rc, 0, len - rc);
-      piece_done(req, rc < 0 ? rc : 0, pieces);
-      fin(rc);
+      object_read_done(objno, off, len, dst, rc, req, pieces, fin);
     };
     const int rc = start_aio(
         strata_api,
@@ -294,6 +328,27 @@ void OpenImage::issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst
         on_done);
     if (rc < 0) on_done(rc);
   });
+}
+
+void OpenImage::object_read_done(uint64_t objno, uint64_t off, uint64_t len, char *dst,
+                                 int64_t rc, const std::shared_ptr<Request> &req, uint32_t pieces,
+                                 const OpQueue::Finish &fin) {
+  if (rc == -ENOENT) {
+    if (auto parent = parent_object(objno)) {
+      // A clone's object missing (at the snapshot read): its parents'
+      // data, on a worker (synchronous calls, one per level).
+      queue_.run_on_worker([this, parent, off, len, dst, req, pieces, fin] {
+        const int prc = read_parent_object(*parent, off, len, dst);
+        piece_done(req, prc, pieces);
+        fin(prc);
+      });
+      return;
+    }
+    rc = 0;  // a missing object reads as zeros
+  }
+  if (rc >= 0 && static_cast<uint64_t>(rc) < len) std::memset(dst + rc, 0, len - rc);
+  piece_done(req, rc < 0 ? rc : 0, pieces);
+  fin(rc);
 }
 
 void OpenImage::prefetch(uint64_t off, uint64_t len) {
@@ -439,108 +494,98 @@ void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const ch
 
 void OpenImage::write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64_t len,
                             const char *data, std::shared_ptr<Request> req) {
+  // The snapshot context this change carries: none without snapshots, or
+  // once a change with the current one succeeded on the object (then the
+  // OSDs may pipeline it behind earlier writes).
   uint64_t seq;
-  bool need_cow;
+  std::optional<ParentObject> parent;
   {
     std::lock_guard lk(m_);
-    seq = snap_seq_;
-    need_cow = seq > 0 && !preserved_.count(objno);
+    seq = snap_seq_ > 0 && !preserved_.count(objno) ? snap_seq_ : 0;
     if (kind == WriteKind::kWrite)
       ++stats_.object_writes;
     else
       ++stats_.object_removes;
+    if (!owned_.count(objno)) parent = parent_object(objno);
   }
   // The whole object (the last one may end at the image's end).
   const bool whole = off == 0 && (len == object_size_ || objno * object_size_ + len >= size_);
-  auto finish = [this, objno, req](int64_t rc) {
+  // In a clone's overlap an object must stay (emptied), or it reads
+  // through to the parent again.
+  const bool removable = !parent_object(objno);
+  const ObjectMutation m =
+      mutation_for(kind == WriteKind::kWrite, whole, removable, off, len, data);
+  // applied: the OSD ran the change, so the object is preserved for seq.
+  auto finish = [this, objno, seq, kind, req](int64_t rc, bool applied) {
+    if (applied && seq) {
+      std::lock_guard lk(m_);
+      if (snap_seq_ == seq && preserved_.insert(objno).second) ++stats_.cow_copies;
+    }
+    // Discarding or zeroing what is not there is done already.
+    if (kind != WriteKind::kWrite && rc == -ENOENT) rc = 0;
     readahead_.end_write(objno);
     piece_done(req, rc < 0 ? rc : 0);
   };
-  std::optional<ParentObject> parent;
-  {
-    std::lock_guard lk(m_);
-    if (!owned_.count(objno)) parent = parent_object(objno);
-  }
   if (parent) {
     // A clone's object that may still read through: copy up first.
-    queue_.submit([this, kind, objno, off, len, data, whole, parent, finish](OpQueue::Finish fin) {
-      queue_.run_on_worker([this, kind, objno, off, len, data, whole, parent, finish, fin] {
-        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
+    queue_.submit([this, objno, seq, m, parent, finish](OpQueue::Finish fin) {
+      queue_.run_on_worker([this, objno, seq, m, parent, finish, fin] {
         bool copied = false;
-        const int rc = copy_up_and_mutate({strata_api, io_, info_.id, objno}, *parent, m, &copied);
+        const int rc =
+            copy_up_and_mutate({strata_api, io_, info_.id, objno}, seq, *parent, m, &copied);
         {
           std::lock_guard lk(m_);
           if (rc == 0) owned_.insert(objno);
           if (copied) ++stats_.copy_ups;
         }
-        finish(rc);
+        finish(rc, rc == 0);
         fin(rc);
       });
     });
     return;
   }
-  if (need_cow) {
-    // First change of this object since the last snapshot: preserve it
-    // first (synchronous calls, on a worker).
-    queue_.submit([this, kind, objno, off, len, data, seq, whole, finish](OpQueue::Finish fin) {
-      queue_.run_on_worker([this, kind, objno, off, len, data, seq, whole, finish, fin] {
-        const ObjectMutation m = mutation_for(kind == WriteKind::kWrite, whole, off, len, data);
-        bool copied = false, preserved = false;
-        const int rc = mutate_preserving({strata_api, io_, info_.id, objno}, seq, m, &copied,
-                                         &preserved);
-        {
-          std::lock_guard lk(m_);
-          if (rc == 0 && preserved && snap_seq_ == seq) preserved_.insert(objno);
-          if (copied) ++stats_.cow_copies;
-        }
-        finish(rc);
-        fin(rc);
-      });
-    });
-    return;
-  }
-  queue_.submit([this, kind, objno, off, len, data, seq, whole, finish](OpQueue::Finish fin) {
+  queue_.submit([this, objno, seq, m, finish](OpQueue::Finish fin) {
     const std::string oid = format::data_oid(info_.id, objno);
-    auto on_done = [kind, finish, fin](int64_t rc) {
-      // Discarding what is not there is done already.
-      if (kind != WriteKind::kWrite && rc == -ENOENT) rc = 0;
-      finish(rc);
+    auto on_done = [finish, fin](int64_t rc) {
+      finish(rc, rc >= 0);
       fin(rc);
     };
+    using K = ObjectMutation::Kind;
     int rc;
-    if (kind == WriteKind::kWrite && whole) {
+    if (seq == 0 && m.kind == K::kWriteFull) {
       // A whole object as one full write: the OSDs write a large one
       // straight to its place (staged on arrival) instead of through
       // their journals, which halves what the disks take for
       // sequential writers.
       rc = start_aio(
           strata_api,
-          [&](strata_completion_t c) { return strata_aio_write_full(io_, oid.c_str(), c, data, len); },
+          [&](strata_completion_t c) {
+            return strata_aio_write_full(io_, oid.c_str(), c, m.data, m.len);
+          },
           on_done);
-    } else if (kind == WriteKind::kWrite) {
+    } else if (seq == 0 && m.kind == K::kWrite) {
       rc = start_aio(
           strata_api,
-          [&](strata_completion_t c) { return strata_aio_write(io_, oid.c_str(), c, data, len, off); },
+          [&](strata_completion_t c) {
+            return strata_aio_write(io_, oid.c_str(), c, m.data, m.len, m.off);
+          },
           on_done);
-    } else if (whole && seq == 0 && !parent_object(objno)) {
+    } else if (seq == 0 && m.kind == K::kRemove) {
       rc = start_aio(
           strata_api, [&](strata_completion_t c) { return strata_aio_remove(io_, oid.c_str(), c); },
           on_done);
     } else {
-      // Zero or empty only an object that exists (a zero must not create
-      // one); with snapshots an emptied object keeps its omap, and in a
-      // clone an empty object stops reading through, so it is truncated
-      // rather than removed.
+      // One write op: the snapshot context first (the OSD keeps the object
+      // as it was for the snapshots, once; a removed object's clones stay),
+      // and a zero or truncate only of an object that exists.
       strata_write_op_t op = strata_write_op_new();
       if (!op) {
         on_done(-ENOMEM);
         return;
       }
-      strata_write_op_assert_exists(op);
-      if (whole)
-        strata_write_op_truncate(op, 0);
-      else
-        strata_write_op_zero(op, off, len);
+      if (seq) strata_write_op_snap_context(op, seq);
+      if (m.kind == K::kZero || m.kind == K::kTruncate) strata_write_op_assert_exists(op);
+      add_object_mutation(strata_api, op, m);
       rc = start_aio(
           strata_api,
           [&](strata_completion_t c) {
@@ -570,12 +615,11 @@ void OpenImage::flush(Done done) {
 }
 
 std::optional<ParentObject> OpenImage::parent_object(uint64_t objno) const {
-  if (!parent_) return std::nullopt;
+  if (!parents_) return std::nullopt;
   const uint64_t start = objno * object_size_;
-  const uint64_t overlap = std::min(parent_->overlap, size_);
+  const uint64_t overlap = std::min(parent_overlap_, size_);
   if (start >= overlap) return std::nullopt;
-  return ParentObject{{strata_api, io_, parent_->image_id, objno},
-                      parent_->snap_id,
+  return ParentObject{strata_api, parents_, object_size_, objno,
                       std::min<uint64_t>(object_size_, overlap - start)};
 }
 

@@ -10,7 +10,7 @@
 //                               snap_seq, snap_<SNAPID> records, parent,
 //                               created; xattr "lock" (the exclusive lock)
 //   rbd_data.<ID>.<OBJNO 16 hex>  the data; a missing object reads as zeros
-//   (snapshot copies and clone parents: see docs/BLOCK.md)
+//   (snapshots are the OSDs' object snapshots; clone parents: see docs/BLOCK.md)
 // An image id is 16 hex digits, unique in its pool; data objects never
 // change names when an image is renamed.
 //
@@ -21,7 +21,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +43,9 @@ struct SnapInfo {
   uint64_t size = 0;      // the image's size when it was taken
   uint64_t created_ns = 0;
   uint32_t children = 0;  // clones made from it (rm refuses while > 0)
+  // Of a clone's snapshot: the bytes that read through to the parent (the
+  // clone's overlap then, at most its size); 0 when none do.
+  uint64_t parent_overlap = 0;
 };
 
 // Where a clone reads what it has not written itself.
@@ -73,7 +78,14 @@ struct CreateOptions {
 // and thread-safe.
 class ImageStore {
  public:
-  ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name);
+  // cluster (optional, outlives the store) reaches other pools: a clone's
+  // parents there (clone into another pool, flatten, remove, snap rm of
+  // such a clone). Without it they are -EOPNOTSUPP.
+  ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name,
+             strata_cluster_t cluster = nullptr);
+  ~ImageStore();
+  ImageStore(const ImageStore &) = delete;
+  ImageStore &operator=(const ImageStore &) = delete;
 
   void create(const std::string &name, const CreateOptions &opts);  // -EEXIST, -EINVAL
   std::vector<std::string> list();                                   // sorted
@@ -95,22 +107,31 @@ class ImageStore {
   // The head becomes the snapshot's content (and size). -EBUSY while
   // locked by a live holder.
   void snap_rollback(const std::string &name, const std::string &snap);
-  // A new image `child` (in this pool, or in `child_store`'s) that reads
-  // through to name@snap until written.
+  // A new image `child` (in child_store's pool, this one or another) that
+  // reads through to name@snap until written; name may be a clone itself
+  // (reads go on through its parents).
   void clone(const std::string &name, const std::string &snap, ImageStore &child_store,
              const std::string &child, const CreateOptions &opts_or_zero = {});
-  // Copies everything the clone reads from its parent into it and drops
-  // the parent link.
+  // Copies everything the clone's head reads from its parents into it.
+  // The parent link goes unless a snapshot of the clone still reads
+  // through it: then the head's overlap becomes 0, and the link goes with
+  // the last such snapshot.
   void flatten(const std::string &name);
 
   const std::string &pool() const;
   const strata_client_api *api() const;
   strata_ioctx_t ioctx() const;
+  // Another pool's ioctx (owned by the store), for a clone's parents: 0 or
+  // -errno (-EOPNOTSUPP without a cluster).
+  int pool_ioctx(const std::string &pool, strata_ioctx_t *out);
 
  private:
   const strata_client_api *api_;
   strata_ioctx_t io_;
   std::string pool_;
+  strata_cluster_t cluster_;
+  std::mutex m_;
+  std::map<std::string, strata_ioctx_t> other_pools_;  // guarded by m_
 };
 
 struct OpenOptions {
@@ -136,7 +157,7 @@ struct ImageStats {
   uint64_t bytes_read = 0, bytes_written = 0;
   uint64_t object_reads = 0, object_writes = 0, object_removes = 0;
   uint64_t readahead_hits = 0, readahead_bytes = 0;
-  uint64_t cow_copies = 0;   // objects preserved for a snapshot
+  uint64_t cow_copies = 0;   // objects preserved for a snapshot (first write with its context)
   uint64_t copy_ups = 0;     // objects copied up from a clone's parent
   uint64_t errors = 0;
 };

@@ -28,14 +28,9 @@ std::string data_oid(const std::string &id, uint64_t objno) {
   return "rbd_data." + id + "." + hex16(objno);
 }
 
-std::string snap_copy_oid(const std::string &id, uint64_t objno, uint64_t snap_id) {
-  return data_oid(id, objno) + "@" + hex16(snap_id);
-}
-
 std::string dir_name_key(const std::string &name) { return "name_" + name; }
 std::string dir_id_key(const std::string &id) { return "id_" + id; }
 std::string snap_key(uint64_t snap_id) { return kSnapPrefix + hex16(snap_id); }
-std::string clone_key(uint64_t snap_id) { return kClonePrefix + hex16(snap_id); }
 
 std::string encode_u64(uint64_t v) { return std::to_string(v); }
 
@@ -61,7 +56,7 @@ static std::string_view take_field(std::string_view *rest) {
 
 std::string encode_snap(const SnapInfo &s) {
   return encode_u64(s.size) + " " + encode_u64(s.created_ns) + " " + encode_u64(s.children) +
-         " " + s.name;
+         " " + encode_u64(s.parent_overlap) + " " + s.name;
 }
 
 std::optional<SnapInfo> decode_snap(uint64_t id, std::string_view v) {
@@ -70,10 +65,12 @@ std::optional<SnapInfo> decode_snap(uint64_t id, std::string_view v) {
   auto size = decode_u64(take_field(&v));
   auto created = decode_u64(take_field(&v));
   auto children = decode_u64(take_field(&v));
-  if (!size || !created || !children || v.empty()) return std::nullopt;
+  auto overlap = decode_u64(take_field(&v));
+  if (!size || !created || !children || !overlap || v.empty()) return std::nullopt;
   s.size = *size;
   s.created_ns = *created;
   s.children = static_cast<uint32_t>(*children);
+  s.parent_overlap = *overlap;
   s.name = std::string(v);
   return s;
 }

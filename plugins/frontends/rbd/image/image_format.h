@@ -17,9 +17,9 @@ inline constexpr const char *kDirectory = "rbd_directory";
 inline constexpr const char *kLockXattr = "lock";
 
 std::string header_oid(const std::string &id);
+// Snapshots of a data object are the OSD's (client API 1.3): clones that
+// no listing shows, named by nothing of ours.
 std::string data_oid(const std::string &id, uint64_t objno);
-// The copy of a data object preserved for snapshot `snap_id`.
-std::string snap_copy_oid(const std::string &id, uint64_t objno, uint64_t snap_id);
 
 std::string dir_name_key(const std::string &name);  // "name_<NAME>" -> id
 std::string dir_id_key(const std::string &id);      // "id_<ID>" -> name
@@ -33,21 +33,16 @@ inline constexpr const char *kParent = "parent";
 inline constexpr const char *kSnapPrefix = "snap_";        // + 16 hex id
 inline constexpr const char *kSnapRequestPrefix = "snapreq_";  // + snapshot name
 
-// Data object omap keys (snapshots' copy-on-write bookkeeping).
-inline constexpr const char *kObjSnapSeq = "snapseq";
-inline constexpr const char *kClonePrefix = "clone_";  // + 16 hex snap id
-inline constexpr const char *kCloneAbsent = "absent";
-
 std::string hex16(uint64_t v);
 std::optional<uint64_t> parse_hex16(std::string_view s);
 std::string snap_key(uint64_t snap_id);
-std::string clone_key(uint64_t snap_id);
 
 std::string encode_u64(uint64_t v);
 // nullopt for anything but plain decimal digits.
 std::optional<uint64_t> decode_u64(std::string_view s);
 
-// "<size> <created_ns> <children> <name>" (the name last: it may hold spaces).
+// "<size> <created_ns> <children> <parent_overlap> <name>" (the name last:
+// it may hold spaces).
 std::string encode_snap(const SnapInfo &s);
 std::optional<SnapInfo> decode_snap(uint64_t id, std::string_view v);
 

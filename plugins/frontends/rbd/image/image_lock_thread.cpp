@@ -88,6 +88,8 @@ int OpenImage::close() {
   if (lock_) lock_->release();
   strata_ioctx_destroy(io_);
   io_ = nullptr;
+  for (strata_ioctx_t pio : parent_ios_) strata_ioctx_destroy(pio);
+  parent_ios_.clear();
   std::lock_guard lk(m_);
   return close_error_;
 }

@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "aio_fanout.h"
 #include "clone_ops.h"
 #include "image.h"
 #include "image_header.h"
-#include "object_cow.h"
+#include "object_ops.h"
 #include "store_ops.h"
 #include "strata/cpp/plugin_support.hpp"
 #include "strata/frontend_client.h"
@@ -17,7 +18,6 @@
 namespace strata::rbd {
 
 namespace {
-
 
 bool is_power_of_two(uint64_t v) { return v && (v & (v - 1)) == 0; }
 
@@ -53,24 +53,98 @@ std::map<std::string, std::string> read_directory_keys(const ImageRef &ref,
   return out;
 }
 
-// Removes objects first..last-1 of the image in parallel; missing ones are fine.
-void remove_objects(const ImageRef &ref, const std::string &id, uint64_t first, uint64_t last) {
+// Removes objects first..last-1 of the image in parallel; missing ones are
+// fine. With snapshots (snap_seq > 0) each remove carries the context: the
+// OSD keeps the object's clone, which outlives the object.
+void remove_objects(const ImageRef &ref, const std::string &id, uint64_t first, uint64_t last,
+                    uint64_t snap_seq) {
   const strata_client_api *strata_api = ref.api;
-  if (last <= first) return;
-  std::vector<std::string> oids;
-  for (uint64_t n = first; n < last; ++n) oids.push_back(format::data_oid(id, n));
-  auto results = run_fanout(ref.api, oids.size(), kAdminFanout, [&](size_t i, strata_completion_t c) {
-    return strata_aio_remove(ref.io, oids[i].c_str(), c);
+  for_each_object_op(ref, id, first, last, "removing", [&](uint64_t, strata_write_op_t op) {
+    if (snap_seq) strata_write_op_snap_context(op, snap_seq);
+    strata_write_op_remove(op);
   });
-  for (size_t i = 0; i < results.size(); ++i)
-    if (results[i] < 0 && results[i] != -ENOENT)
-      check_rc(results[i], ref, "removing data object " + oids[i] + " of");
+}
+
+// How many bytes each object served snapshot snap_id with, from its snap
+// set: the clone serving it, or nullopt when the object as it is does (no
+// clone at or after snap_id; a missing object without a snap set too).
+std::vector<std::optional<uint64_t>> snapshot_object_sizes(const ImageRef &ref,
+                                                           const std::string &id, uint64_t n,
+                                                           uint64_t snap_id) {
+  const strata_client_api *strata_api = ref.api;
+  constexpr size_t kRoom = 64;  // clones per object; more: read again with room
+  struct Listing {
+    strata_read_op_t op = nullptr;
+    uint64_t seq = 0;
+    std::vector<strata_snap_clone> clones;
+    size_t count = 0;
+    int prval = 0;
+  };
+  std::vector<Listing> lists(n);
+  std::vector<std::string> oids(n);
+  for (uint64_t i = 0; i < n; ++i) oids[i] = format::data_oid(id, i);
+  auto list = [&](Listing &l, size_t room) {
+    l.clones.assign(room, strata_snap_clone{});
+    l.op = strata_read_op_new();
+    if (!l.op) return -ENOMEM;
+    strata_read_op_list_snaps(l.op, &l.seq, l.clones.data(), room, &l.count, &l.prval);
+    return 0;
+  };
+  // The read ops must live until their completions: released after the fan-out.
+  auto results = run_fanout(ref.api, n, kAdminFanout, [&](size_t i, strata_completion_t c) {
+    if (const int rc = list(lists[i], kRoom); rc < 0) return rc;
+    return strata_aio_read_op_operate(lists[i].op, ref.io, oids[i].c_str(), c);
+  });
+  std::vector<std::optional<uint64_t>> out(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    Listing &l = lists[i];
+    int64_t rc = results[i];
+    if (rc == 0 && l.count > kRoom) {  // rare: many clones of one object
+      strata_read_op_release(l.op);
+      rc = list(l, l.count);
+      if (rc == 0) rc = strata_read_op_operate(l.op, ref.io, oids[i].c_str(), nullptr);
+    }
+    if (l.op) strata_read_op_release(l.op);
+    if (rc < 0) check_rc(rc, ref, "listing the snapshots of data object " + oids[i] + " of");
+    for (size_t k = 0; k < std::min(l.count, l.clones.size()); ++k) {
+      // Clones come oldest first; the first at or after snap_id serves it.
+      if (l.clones[k].id < snap_id) continue;
+      out[i] = l.clones[k].exists ? l.clones[k].size : 0;
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
-ImageStore::ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name)
-    : api_(api), io_(io), pool_(std::move(pool_name)) {}
+ImageStore::ImageStore(const strata_client_api *api, strata_ioctx_t io, std::string pool_name,
+                       strata_cluster_t cluster)
+    : api_(api), io_(io), pool_(std::move(pool_name)), cluster_(cluster) {}
+
+ImageStore::~ImageStore() {
+  const strata_client_api *strata_api = api_;
+  for (auto &[pool, io] : other_pools_) strata_ioctx_destroy(io);
+}
+
+int ImageStore::pool_ioctx(const std::string &pool, strata_ioctx_t *out) {
+  const strata_client_api *strata_api = api_;
+  if (pool == pool_) {
+    *out = io_;
+    return 0;
+  }
+  if (!cluster_) return -EOPNOTSUPP;
+  std::lock_guard lk(m_);
+  auto it = other_pools_.find(pool);
+  if (it == other_pools_.end()) {
+    strata_ioctx_t io = nullptr;
+    const int rc = strata_ioctx_create(cluster_, pool.c_str(), &io);
+    if (rc < 0) return rc;
+    it = other_pools_.emplace(pool, io).first;
+  }
+  *out = it->second;
+  return 0;
+}
 
 const std::string &ImageStore::pool() const { return pool_; }
 const strata_client_api *ImageStore::api() const { return api_; }
@@ -189,24 +263,13 @@ void ImageStore::resize(const std::string &name, uint64_t new_size) {
   ScopedAdminLock lock(ref, id, "resize");
   const Header h = read_header(ref, id);
   if (new_size < h.size) {
-    const uint64_t keep = h.objects_for(new_size), had = h.objects_for(h.size);
-    if (h.snap_seq == 0) {
-      remove_objects(ref, id, keep, had);
-    } else {
-      // Snapshots may still need the data: preserve, then empty the head.
-      for (uint64_t n = keep; n < had; ++n) {
-        bool copied = false;
-        ObjectMutation m{ObjectMutation::Kind::kTruncate, nullptr, 0, 0};
-        check_rc(mutate_preserving({api_, io_, id, n}, h.snap_seq, m, &copied), ref,
-                 "truncating data object " + std::to_string(n) + " of");
-      }
-    }
+    // With snapshots the removes and the truncate carry the context, so the
+    // snapshots keep what they had.
+    remove_objects(ref, id, h.objects_for(new_size), h.objects_for(h.size), h.snap_seq);
     if (new_size % h.object_size) {
-      bool copied = false;
-      ObjectMutation m{ObjectMutation::Kind::kTruncate, nullptr, 0, new_size % h.object_size};
-      check_rc(mutate_preserving({api_, io_, id, new_size / h.object_size}, h.snap_seq, m,
-                                 &copied),
-               ref, "truncating the last data object of");
+      const ObjectMutation m{ObjectMutation::Kind::kTruncate, nullptr, 0, new_size % h.object_size};
+      const int rc = mutate_object({api_, io_, id, new_size / h.object_size}, h.snap_seq, m);
+      if (rc != -ENOENT) check_rc(rc, ref, "truncating the last data object of");
     }
   }
   std::vector<std::pair<std::string, std::string>> kv = {{format::kSize, format::encode_u64(new_size)}};
@@ -237,15 +300,8 @@ void ImageStore::remove(const std::string &name) {
   if (header_exists) {
     ScopedAdminLock lock(ref, id, "remove");
     const Header h = read_header(ref, id);
-    remove_objects(ref, id, 0, h.max_objects());
-    if (h.parent && h.parent->pool == pool_) {
-      try {
-        adjust_snap_children(ImageRef{api_, io_, pool_, h.parent->image}, h.parent->image_id,
-                             h.parent->snap_id, -1);
-      } catch (const sdk::Error &e) {
-        if (e.code() != -ENOENT) throw;  // the parent is gone: nothing to count
-      }
-    }
+    remove_objects(ref, id, 0, h.max_objects(), 0);  // (no snapshots: refused above)
+    if (h.parent) release_parent_snap(ref, *h.parent, pools_of(*this));
     const int rc = strata_remove(io_, hoid.c_str());
     if (rc < 0 && rc != -ENOENT) check_rc(rc, ref, "removing the header of");
   }
@@ -296,31 +352,24 @@ uint64_t ImageStore::du(const std::string &name, const std::string &snap) {
     bytes = s->size;
   }
   const uint64_t n = h.objects_for(bytes);
-  // Which object holds each object's data: the head, or for a snapshot
-  // the copy its clone_ keys point to ("" = nothing).
-  std::vector<std::string> oids(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    oids[i] = format::data_oid(id, i);
-    if (snap_id == 0) continue;
-    int rc = 0;
-    auto clones = list_clones(ref, oids[i], &rc);
-    if (rc == -ENOENT) {
-      oids[i].clear();
-      continue;
-    }
-    check_rc(rc, ref, "reading data object " + oids[i] + " of");
-    auto c = clones.lower_bound(snap_id);
-    if (c == clones.end()) continue;
-    oids[i] = c->second == format::kCloneAbsent ? "" : format::snap_copy_oid(id, i, c->first);
-  }
+  uint64_t total = 0;
+  // A snapshot: what the clones serving it held; the objects that did not
+  // change since count as they are.
+  std::vector<std::optional<uint64_t>> sizes(n);
+  if (snap_id) sizes = snapshot_object_sizes(ref, id, n, snap_id);
   std::vector<strata_obj_stat> stats(n);
+  std::vector<std::string> oids(n);
+  for (uint64_t i = 0; i < n; ++i) oids[i] = format::data_oid(id, i);
   auto results = run_fanout(api_, n, kAdminFanout, [&](size_t i, strata_completion_t c) {
-    if (oids[i].empty()) return -ENOENT;
+    if (sizes[i]) return -ENOENT;  // known already
     stats[i].struct_size = sizeof stats[i];
     return strata_aio_stat(io_, oids[i].c_str(), c, &stats[i]);
   });
-  uint64_t total = 0;
   for (uint64_t i = 0; i < n; ++i) {
+    if (sizes[i]) {
+      total += *sizes[i];
+      continue;
+    }
     if (results[i] == -ENOENT) continue;
     check_rc(results[i], ref, "stat of data object " + oids[i] + " of");
     total += stats[i].size;

@@ -16,13 +16,10 @@ void ImageStore::clone(const std::string &name, const std::string &snap, ImageSt
                        const std::string &child, const CreateOptions &opts_or_zero) {
   const strata_client_api *strata_api = api_;
   const ImageRef ref{api_, io_, pool_, name};
-  if (child_store.pool() != pool_)
-    fail(-EOPNOTSUPP, ref, "clones into another pool (" + child_store.pool() + ") are not yet supported:");
   const std::string id = lookup_image_id(ref);
   const Header h = read_header(ref, id);
   const SnapInfo *s = h.find_snap(snap);
   if (!s) fail(-ENOENT, ref, "no snapshot " + snap + " of");
-  if (h.parent) fail(-EOPNOTSUPP, ref, "clones of a clone are not yet supported:");
   const uint64_t size = opts_or_zero.size ? opts_or_zero.size : s->size;
   // Count the child first: a snapshot with a child being made is not removed.
   adjust_snap_children(ref, id, s->id, +1);
@@ -52,14 +49,17 @@ void ImageStore::flatten(const std::string &name) {
   const ImageRef ref{api_, io_, pool_, name};
   const std::string id = lookup_image_id(ref);
   Header h = read_header(ref, id);
-  if (!h.parent) fail(-EINVAL, ref, "not a clone:");
-  if (h.parent->pool != pool_) fail(-EOPNOTSUPP, ref, "clones of another pool's image: not yet supported:");
+  if (!h.parent || h.parent->overlap == 0)
+    fail(-EINVAL, ref, "not a clone (or flattened already):");
   refuse_if_locked(ref, h, "flatten");
   ScopedAdminLock lock(ref, id, "flatten");
   h = read_header(ref, id);
   const ParentSpec parent = *h.parent;
   const uint64_t covered = std::min(parent.overlap, h.size);
-  // Copy up every object that still reads through.
+  const auto chain = load_parent_chain(ref, parent, pools_of(*this));
+  // Copy up every object that still reads through (with the image's
+  // snapshot context: its snapshots record the object as absent, so they
+  // keep reading through the link they keep).
   for (uint64_t n = 0; n < h.objects_for(covered); ++n) {
     const std::string oid = format::data_oid(id, n);
     strata_obj_stat st{};
@@ -67,30 +67,31 @@ void ImageStore::flatten(const std::string &name) {
     int rc = strata_stat(io_, oid.c_str(), &st);
     if (rc == 0) continue;
     if (rc != -ENOENT) check_rc(rc, ref, "stat of " + oid + " of");
-    const ParentObject po{{api_, io_, parent.image_id, n}, parent.snap_id,
+    const ParentObject po{api_, chain, h.object_size, n,
                           std::min<uint64_t>(h.object_size, covered - n * h.object_size)};
     std::vector<char> data(po.bytes);
     check_rc(read_parent_object(po, 0, data.size(), data.data()), ref,
              "reading the parent's data for " + oid + " of");
+    // All zeros: the head reads zeros anyway once it no longer reads through.
     if (std::all_of(data.begin(), data.end(), [](char c) { return c == 0; })) continue;
     strata_write_op_t op = strata_write_op_new();
+    if (h.snap_seq) strata_write_op_snap_context(op, h.snap_seq);
     strata_write_op_create(op, 1);
     strata_write_op_write_full(op, data.data(), data.size());
     rc = strata_write_op_operate(op, io_, oid.c_str(), nullptr);
     strata_write_op_release(op);
     if (rc != -EEXIST) check_rc(rc, ref, "copying up " + oid + " of");
   }
-  {
-    const std::string lv = lock.value();
-    strata_bytes k{format::kParent, std::strlen(format::kParent)};
-    strata_write_op_t op = strata_write_op_new();
-    strata_write_op_cmpxattr(op, format::kLockXattr, STRATA_CMP_EQ, lv.data(), lv.size());
-    strata_write_op_omap_rm_keys(op, &k, 1);
-    const int rc = strata_write_op_operate(op, io_, format::header_oid(id).c_str(), nullptr);
-    strata_write_op_release(op);
-    check_rc(rc, ref, "dropping the parent link of");
+  const bool snaps_read_through = std::any_of(
+      h.snaps.begin(), h.snaps.end(), [](const auto &e) { return e.second.parent_overlap > 0; });
+  if (!snaps_read_through) {
+    drop_parent_link(ref, id, parent, lock.value(), pools_of(*this));
+    return;
   }
-  adjust_snap_children(ImageRef{api_, io_, pool_, parent.image}, parent.image_id, parent.snap_id, -1);
+  // The head reads nothing through any more; the snapshots still do.
+  ParentSpec p = parent;
+  p.overlap = 0;
+  set_header_keys(ref, id, lock.value(), {{format::kParent, format::encode_parent(p)}});
 }
 
 }  // namespace strata::rbd

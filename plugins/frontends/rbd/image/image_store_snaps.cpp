@@ -1,16 +1,17 @@
 // The snapshot calls: create (directly or through the lock holder),
-// remove, rollback.
+// remove, rollback. The data side is the OSDs' object snapshots: every
+// change carries the image's snap_seq as its snapshot context (image.cpp),
+// removal trims, rollback rolls each object back.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <set>
 #include <thread>
+#include <vector>
 
 #include "clone_ops.h"
 #include "image.h"
 #include "image_header.h"
-#include "object_cow.h"
 #include "store_ops.h"
 #include "strata/cpp/plugin_support.hpp"
 #include "strata/frontend_client.h"
@@ -28,7 +29,6 @@ SnapInfo ImageStore::snap_create(const std::string &name, const std::string &sna
   const std::string id = lookup_image_id(ref);
   const Header h = read_header(ref, id);
   if (h.find_snap(snap)) fail(-EEXIST, ref, "snapshot " + snap + " exists in");
-  if (h.parent) fail(-EOPNOTSUPP, ref, "snapshots of a clone are not yet supported (flatten it first):");
   if (!h.locked_live(format::now_realtime_ns())) {
     ScopedAdminLock lock(ref, id, "snap create");
     return add_snapshot_record(ref, id, lock.value(), snap);
@@ -69,42 +69,29 @@ void ImageStore::snap_remove(const std::string &name, const std::string &snap) {
   if (s->children > 0)
     fail(-EBUSY, ref, "snapshot " + snap + " has " + std::to_string(s->children) + " clone(s):");
   const uint64_t gone = s->id;
-  // Drop the preserved states no remaining snapshot reads: a snapshot r
-  // reads the smallest clone id >= r.
-  for (uint64_t n = 0; n < h.max_objects(); ++n) {
-    const std::string oid = format::data_oid(id, n);
-    int rc = 0;
-    auto clones = list_clones(ref, oid, &rc);
-    if (rc == -ENOENT) continue;
-    check_rc(rc, ref, "reading data object " + oid + " of");
-    std::set<uint64_t> needed;
-    for (const auto &[rid, rs] : h.snaps) {
-      if (rid == gone) continue;
-      auto c = clones.lower_bound(rid);
-      if (c != clones.end()) needed.insert(c->first);
-    }
-    std::vector<std::string> drop;
-    for (const auto &[cid, value] : clones) {
-      if (needed.count(cid)) continue;
-      if (value != format::kCloneAbsent) {
-        rc = strata_remove(io_, format::snap_copy_oid(id, n, cid).c_str());
-        if (rc < 0 && rc != -ENOENT) check_rc(rc, ref, "removing a snapshot copy of " + oid + " of");
-      }
-      drop.push_back(format::clone_key(cid));
-    }
-    if (drop.empty()) continue;
-    std::vector<strata_bytes> keys;
-    for (const auto &d : drop) keys.push_back({d.data(), d.size()});
-    rc = strata_omap_rm_keys(io_, oid.c_str(), keys.data(), keys.size());
-    if (rc < 0 && rc != -ENOENT) check_rc(rc, ref, "trimming " + oid + " of");
+  // The OSDs drop the clones only this snapshot was served by.
+  std::vector<uint64_t> keep;
+  bool parent_needed = h.parent && std::min(h.parent->overlap, h.size) > 0;
+  for (const auto &[rid, rs] : h.snaps) {
+    if (rid == gone) continue;
+    keep.push_back(rid);
+    if (rs.parent_overlap > 0) parent_needed = true;
   }
+  for_each_object_op(ref, id, 0, h.max_objects(), "trimming snapshot " + snap,
+                     [&](uint64_t, strata_write_op_t op) {
+                       strata_write_op_snap_trim(op, keep.data(), keep.size());
+                     });
   const std::string key = format::snap_key(gone);
   strata_bytes k{key.data(), key.size()};
   check_rc(strata_omap_rm_keys(io_, format::header_oid(id).c_str(), &k, 1), ref,
            "removing the record of snapshot " + snap + " of");
+  // A flattened clone keeps its parent link for the snapshots that read
+  // through it; the last of them takes the link along.
+  if (h.parent && !parent_needed) drop_parent_link(ref, id, *h.parent, "", pools_of(*this));
 }
 
 void ImageStore::snap_rollback(const std::string &name, const std::string &snap) {
+  const strata_client_api *strata_api = api_;
   const ImageRef ref{api_, io_, pool_, name};
   const std::string id = lookup_image_id(ref);
   refuse_if_locked(ref, read_header(ref, id), "rollback");
@@ -113,22 +100,25 @@ void ImageStore::snap_rollback(const std::string &name, const std::string &snap)
   const SnapInfo *s = h.find_snap(snap);
   if (!s) fail(-ENOENT, ref, "no snapshot " + snap + " of");
   const uint64_t n = std::max(h.objects_for(h.size), h.objects_for(s->size));
-  std::vector<char> buf(h.object_size);
-  for (uint64_t i = 0; i < n; ++i) {
-    const ObjectRef obj{api_, io_, id, i};
-    const uint64_t start = i * h.object_size;
-    const uint64_t want = start >= s->size ? 0 : std::min<uint64_t>(h.object_size, s->size - start);
-    if (want) check_rc(read_snapshot_object(obj, s->id, 0, want, buf.data()), ref,
-                       "reading snapshot " + snap + " of");
-    const bool all_zero = std::all_of(buf.begin(), buf.begin() + want, [](char c) { return c == 0; });
-    // Through the copy-on-write path, so newer snapshots keep their data.
-    ObjectMutation m = all_zero ? ObjectMutation{ObjectMutation::Kind::kTruncate, nullptr, 0, 0}
-                                : ObjectMutation{ObjectMutation::Kind::kWriteFull, buf.data(), 0, want};
-    bool copied = false;
-    check_rc(mutate_preserving(obj, h.snap_seq, m, &copied), ref,
-             "rolling back data object " + std::to_string(i) + " of");
+  const uint64_t seq = h.snap_seq, snap_id = s->id;
+  // Each object becomes the clone serving the snapshot (or goes, if it did
+  // not exist then); the context first keeps its current content for the
+  // snapshots after that one.
+  for_each_object_op(ref, id, 0, n, "rolling back to snapshot " + snap,
+                     [&](uint64_t, strata_write_op_t op) {
+                       strata_write_op_snap_context(op, seq);
+                       strata_write_op_snap_rollback(op, snap_id);
+                     });
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {format::kSize, format::encode_u64(s->size)}};
+  if (h.parent) {
+    // The objects the snapshot read through to the parent are gone again:
+    // they read through as far as they did then.
+    ParentSpec p = *h.parent;
+    p.overlap = s->parent_overlap;
+    kv.emplace_back(format::kParent, format::encode_parent(p));
   }
-  set_header_keys(ref, id, lock.value(), {{format::kSize, format::encode_u64(s->size)}});
+  set_header_keys(ref, id, lock.value(), kv);
 }
 
 }  // namespace strata::rbd

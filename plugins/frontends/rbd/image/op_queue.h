@@ -1,7 +1,7 @@
 // The object operations of an open image: at most max_inflight run at a
 // time, the rest wait in a queue and start as earlier ones finish (from
 // the completion callbacks, which may start calls but not wait). Jobs
-// that must make synchronous calls (copy-on-write, snapshot reads) run on
+// that must make synchronous calls (copy-up, reads through to a parent) run on
 // a small pool of worker threads instead.
 #pragma once
 

@@ -19,7 +19,7 @@
 #include "exclusive_lock.h"
 #include "image.h"
 #include "image_header.h"
-#include "object_cow.h"
+#include "object_ops.h"
 #include "op_queue.h"
 #include "readahead.h"
 
@@ -29,9 +29,13 @@ class OpenImage final : public Image {
  public:
   // Takes ownership of io and of the lock (taken already, or null for a
   // read-only open). snap: the snapshot opened, or null for the head.
+  // parents: what a clone (or a clone's snapshot) reads through to, its
+  // first parent_overlap bytes; null when nothing reads through. Takes
+  // ownership of parent_ios (other pools' ioctxs the chain uses).
   OpenImage(const strata_client_api *api, strata_ioctx_t io, const ImageRef &ref,
             const Header &h, const SnapInfo *snap, const OpenOptions &opts,
-            std::unique_ptr<ExclusiveLock> lock);
+            std::unique_ptr<ExclusiveLock> lock, std::shared_ptr<const ParentChain> parents,
+            uint64_t parent_overlap, std::vector<strata_ioctx_t> parent_ios);
   ~OpenImage() override;
 
   uint64_t size() const override { return size_; }
@@ -63,14 +67,19 @@ class OpenImage final : public Image {
   // One object's part of a write or discard.
   void write_piece(WriteKind kind, uint64_t objno, uint64_t off, uint64_t len, const char *data,
                    std::shared_ptr<Request> req);
-  // Reads [off, off+len) of object objno into dst, zero-filling holes,
-  // and counts `pieces` pieces of req done.
+  // Reads [off, off+len) of object objno (as of the snapshot opened) into
+  // dst, zero-filling holes, and counts `pieces` pieces of req done.
   void issue_read(uint64_t objno, uint64_t off, uint64_t len, char *dst,
                   std::shared_ptr<Request> req, uint32_t pieces);
   void prefetch(uint64_t off, uint64_t len);
   void piece_done(const std::shared_ptr<Request> &req, int64_t rc, uint32_t pieces = 1);
   void finish_request(Request &req);
   void note_error(int rc, const std::string &what);
+  // The end of an object read: a missing object reads through to a
+  // clone's parent or as zeros; n bytes were read into dst.
+  void object_read_done(uint64_t objno, uint64_t off, uint64_t len, char *dst, int64_t rc,
+                        const std::shared_ptr<Request> &req, uint32_t pieces,
+                        const OpQueue::Finish &fin);
 
   // For a clone: where object objno reads through to, if it does.
   std::optional<ParentObject> parent_object(uint64_t objno) const;
@@ -113,14 +122,18 @@ class OpenImage final : public Image {
   std::vector<PendingFlush> flushes_;
   int flush_error_ = 0;  // first write error since the last flush reported
   int close_error_ = 0;
-  // Snapshots: writes held back while one is taken, copy-on-write state.
+  // Snapshots: writes held back while one is taken. Changes carry
+  // snap_context(snap_seq_) until one has succeeded on the object: it is
+  // preserved for snap_seq_ then, and later changes pipeline again.
   bool writes_paused_ = false;
   uint64_t active_writes_ = 0;  // issued, not paused
   std::deque<std::function<void()>> paused_writes_;
   uint64_t snap_seq_ = 0;
   std::set<uint64_t> preserved_;  // objects preserved for snap_seq_
-  // A clone's parent (same pool), and the objects known to be the child's own.
-  std::optional<ParentSpec> parent_;
+  // A clone's parents, and the objects known to be the child's own.
+  std::shared_ptr<const ParentChain> parents_;
+  uint64_t parent_overlap_ = 0;
+  std::vector<strata_ioctx_t> parent_ios_;  // owned; closed with io_
   std::set<uint64_t> owned_;
   ImageStats stats_;
   std::string last_error_;

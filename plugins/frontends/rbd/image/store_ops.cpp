@@ -1,10 +1,12 @@
 #include "store_ops.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <vector>
-#include <cstring>
 
+#include "aio_fanout.h"
 #include "strata/cpp/plugin_support.hpp"
 #include "strata/frontend_client.h"
 
@@ -20,6 +22,8 @@ SnapInfo add_snapshot_record(const ImageRef &ref, const std::string &image_id,
   s.name = snap;
   s.size = h.size;
   s.created_ns = format::now_realtime_ns();
+  // A clone's snapshot keeps reading through what the head reads through now.
+  if (h.parent) s.parent_overlap = std::min(h.parent->overlap, h.size);
   const std::string key = format::snap_key(s.id), rec = format::encode_snap(s);
   const std::string seq = format::encode_u64(s.id);
   strata_bytes keys[2] = {{key.data(), key.size()}, {format::kSnapSeq, std::strlen(format::kSnapSeq)}};
@@ -75,24 +79,25 @@ void refuse_if_locked(const ImageRef &ref, const Header &h, const std::string &w
     fail(-EBUSY, ref, what + ": image locked (" + describe_holder(*h.lock, now) + "):");
 }
 
-std::map<uint64_t, std::string> list_clones(const ImageRef &ref, const std::string &oid,
-                                            int *rc_out) {
+void for_each_object_op(const ImageRef &ref, const std::string &id, uint64_t first, uint64_t last,
+                        const std::string &what,
+                        const std::function<void(uint64_t, strata_write_op_t)> &build) {
   const strata_client_api *strata_api = ref.api;
-  std::map<uint64_t, std::string> out;
-  const std::string first = format::kClonePrefix, end = "clone`";
-  strata_omap_iter_t it = nullptr;
-  *rc_out = strata_omap_list(ref.io, oid.c_str(), first.data(), first.size(), end.data(),
-                             end.size(), 1000, &it);
-  if (*rc_out < 0) return out;
-  const void *kp, *vp;
-  size_t kl, vl;
-  while (strata_omap_iter_next(it, &kp, &kl, &vp, &vl) == 1) {
-    std::string_view key(static_cast<const char *>(kp), kl);
-    if (auto id = format::parse_hex16(key.substr(first.size())))
-      out[*id] = std::string(static_cast<const char *>(vp), vl);
-  }
-  strata_omap_iter_end(it);
-  return out;
+  if (last <= first) return;
+  std::vector<std::string> oids;
+  for (uint64_t n = first; n < last; ++n) oids.push_back(format::data_oid(id, n));
+  auto results = run_fanout(ref.api, oids.size(), kAdminFanout, [&](size_t i,
+                                                                     strata_completion_t c) {
+    strata_write_op_t op = strata_write_op_new();
+    if (!op) return -ENOMEM;
+    build(first + i, op);
+    const int rc = strata_aio_write_op_operate(op, ref.io, oids[i].c_str(), c);
+    strata_write_op_release(op);  // operate copied what it needs
+    return rc;
+  });
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i] < 0 && results[i] != -ENOENT)
+      check_rc(results[i], ref, what + " (data object " + oids[i] + ") of");
 }
 
 }  // namespace strata::rbd

@@ -1,14 +1,17 @@
 // Pieces the administrative calls (image_store*.cpp) and an open image's
 // lock thread share: adding a snapshot record, holding the lock for the
-// length of one administrative call, guarded header updates.
+// length of one administrative call, guarded header updates, one write op
+// per data object in parallel.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "clone_ops.h"
 #include "exclusive_lock.h"
 #include "image_header.h"
 
@@ -32,6 +35,13 @@ class ScopedAdminLock {
   std::unique_ptr<ExclusiveLock> lock_;
 };
 
+// The store's way to other pools, for load_parent_chain and the like.
+inline PoolResolver pools_of(ImageStore &store) {
+  return [&store](const std::string &pool, strata_ioctx_t *out) {
+    return store.pool_ioctx(pool, out);
+  };
+}
+
 // Object calls in flight for one administrative call.
 inline constexpr size_t kAdminFanout = 32;
 
@@ -45,9 +55,12 @@ void set_header_keys(const ImageRef &ref, const std::string &id, const std::stri
 // Throws -EBUSY naming the holder when a live holder has the lock.
 void refuse_if_locked(const ImageRef &ref, const Header &h, const std::string &what);
 
-// The clone_<id> keys of a data object (id -> value); *rc_out -ENOENT when
-// the object is missing.
-std::map<uint64_t, std::string> list_clones(const ImageRef &ref, const std::string &oid,
-                                            int *rc_out);
+// Runs one write op per data object first..last-1 of image `id`, in
+// parallel (kAdminFanout at a time): build(objno, op) adds its steps.
+// Missing objects are fine (-ENOENT counts as done); any other failure
+// throws, naming the object and `what`.
+void for_each_object_op(const ImageRef &ref, const std::string &id, uint64_t first, uint64_t last,
+                        const std::string &what,
+                        const std::function<void(uint64_t, strata_write_op_t)> &build);
 
 }  // namespace strata::rbd
