@@ -27,12 +27,14 @@
 #include <vector>
 
 #include "kernel_nbd_device.h"
+#include "kernel_nbd_export.h"
 #include "mem_device.h"
 #include "nbd_client_handshake.h"
 #include "nbd_device_picker.h"
 #include "nbd_protocol.h"
 #include "nbd_server.h"
 #include "nbd_socket.h"
+#include "strata/cpp/plugin_support.hpp"
 
 using namespace strata::rbd;
 namespace fs = std::filesystem;
@@ -401,4 +403,82 @@ TEST_CASE("kernel nbd devices: names and owners", "[kernel_nbd]") {
   CHECK_FALSE(kernel_nbd_present(sys.root));
   std::ofstream(sys.root + "/nbd0") << "";
   CHECK(kernel_nbd_present(sys.root));
+}
+
+TEST_CASE("kernel nbd export: auto attaches a MemDevice to the first free device and detaches", "[kernel_nbd]") {
+  FakeSysfs sys;
+  sys.add(0, 100);
+  sys.add(1);
+  FakeKernel k(sys.root);
+  KernelNbdExportOptions o;
+  o.sysfs_root = sys.root;
+  o.dev_root = "/dev";
+  o.ops = &k;
+  std::vector<std::string> lines;
+  o.log = [&](int, const std::string &line) { lines.push_back(line); };
+  auto e = KernelNbdExport::start(std::make_shared<rbdtest::MemDevice>(8 << 20, true), o);
+  CHECK(e->device() == "/dev/nbd1");
+  CHECK(e->stats().connections_open == 1);
+  std::string why;
+  CHECK(e->stop(&why) == 0);
+  CHECK(e->stats().connections_open == 0);
+  auto calls = k.calls();
+  REQUIRE(calls.size() > 4);
+  CHECK(calls[0] == "open /dev/nbd1");
+  CHECK(calls[1] == "NBD_SET_BLKSIZE 4096");
+  CHECK(calls[2] == "NBD_SET_SIZE_BLOCKS 2048");
+  // The server's read-only flag reaches the driver (set_disk_ro).
+  uint16_t flags = uint16_t(std::stoul(calls[3].substr(std::string("NBD_SET_FLAGS ").size())));
+  CHECK((flags & strata::rbd::nbd::kTxReadOnly) != 0);
+  CHECK((flags & strata::rbd::nbd::kTxHasFlags) != 0);
+  CHECK(std::find(lines.begin(), lines.end(), "/dev/nbd1: attached (8 MiB, 4096-byte blocks, read-only)") !=
+        lines.end());
+}
+
+TEST_CASE("kernel nbd export: failures name the device and leave nothing running", "[kernel_nbd]") {
+  FakeSysfs sys;
+  FakeKernel k(sys.root);
+  KernelNbdExportOptions o;
+  o.sysfs_root = sys.root;
+  o.ops = &k;
+  SECTION("no free device") {
+    sys.add(0, 100);
+    try {
+      KernelNbdExport::start(std::make_shared<rbdtest::MemDevice>(1 << 20), o);
+      FAIL("started");
+    } catch (const strata::sdk::Error &e) {
+      CHECK(std::string(e.what()).find("nbd device auto: all 1 nbd devices") == 0);
+    }
+  }
+  SECTION("a size in no whole sectors") {
+    sys.add(0);
+    o.device = "/dev/nbd0";
+    try {
+      KernelNbdExport::start(std::make_shared<rbdtest::MemDevice>((1 << 20) + 100), o);
+      FAIL("started");
+    } catch (const strata::sdk::Error &e) {
+      CHECK(std::string(e.what()).find("/dev/nbd0: a size of 1048676 bytes") == 0);
+    }
+  }
+  SECTION("the device refuses") {
+    sys.add(0);
+    o.device = "/dev/nbd0";
+    k.fail_request = NBD_SET_BLKSIZE;
+    k.fail_with = -EPERM;
+    try {
+      KernelNbdExport::start(std::make_shared<rbdtest::MemDevice>(1 << 20), o);
+      FAIL("started");
+    } catch (const strata::sdk::Error &e) {
+      CHECK(std::string(e.what()).find("/dev/nbd0: NBD_SET_BLKSIZE (needs CAP_SYS_ADMIN: run as root)") == 0);
+    }
+  }
+}
+
+TEST_CASE("kernel nbd export: the block size divides the size, 512 to 4096", "[kernel_nbd]") {
+  CHECK(kernel_block_size(1 << 20, 1) == 4096);
+  CHECK(kernel_block_size((1 << 20) + 512, 1) == 512);
+  CHECK(kernel_block_size((1 << 20) + 2048, 1) == 2048);
+  CHECK(kernel_block_size((1 << 20) + 2048, 4096) == 0);
+  CHECK(kernel_block_size((1 << 20) + 100, 1) == 0);
+  CHECK(kernel_block_size(1 << 20, 8192) == 0);
 }

@@ -38,6 +38,7 @@ class Handshake {
   }
   // Reads n bytes; `what` says which part of the handshake, for the error.
   int read(void *buf, size_t n, const char *what);
+  int write(const void *buf, size_t n, const char *what);
   int send_go();
   int reply_error(uint32_t type, const std::string &message);
   int info(const std::vector<unsigned char> &data, NbdClientExport *out, bool *export_seen);
@@ -56,6 +57,15 @@ int Handshake::read(void *buf, size_t n, const char *what) {
   return fail(rc, std::string("reading the ") + what + ": " + std::strerror(-rc));
 }
 
+int Handshake::write(const void *buf, size_t n, const char *what) {
+  int rc = write_all(fd_, buf, n);
+  if (rc == 0) return 0;
+  // A peer that hung up shows as EPIPE on a write: the same story as EOF.
+  if (rc == -EPIPE || rc == -ECONNRESET)
+    return fail(-ECONNRESET, std::string("the server closed the connection before ") + what);
+  return fail(rc, std::string("sending ") + what + ": " + std::strerror(-rc));
+}
+
 int Handshake::send_go() {
   // IHAVEOPT, NBD_OPT_GO, length; then the name and one information
   // request: NBD_INFO_BLOCK_SIZE, by which we promise to honour the
@@ -68,8 +78,7 @@ int Handshake::send_go() {
   b.insert(b.end(), name_.begin(), name_.end());
   put16(b, 1);
   put16(b, kInfoBlockSize);
-  int rc = write_all(fd_, b.data(), b.size());
-  return rc == 0 ? 0 : fail(rc, std::string("sending NBD_OPT_GO: ") + std::strerror(-rc));
+  return write(b.data(), b.size(), "NBD_OPT_GO");
 }
 
 int Handshake::reply_error(uint32_t type, const std::string &message) {
@@ -138,8 +147,7 @@ int Handshake::run(NbdClientExport *out) {
   cf[1] = uint8_t(client_flags >> 16);
   cf[2] = uint8_t(client_flags >> 8);
   cf[3] = uint8_t(client_flags);
-  if (int rc = write_all(fd_, cf, 4); rc != 0)
-    return fail(rc, std::string("sending the client flags: ") + std::strerror(-rc));
+  if (int rc = write(cf, 4, "the client flags")) return rc;
   if (int rc = send_go()) return rc;
 
   NbdClientExport got;
