@@ -176,7 +176,7 @@ const std::vector<Command> &command_registry() {
       {"image clone", "a copy-on-write child of a snapshot", cmd_image, kReports | kNeedsCluster},
       {"image flatten", "copy a clone's parent data in and drop the link", cmd_image,
        kReports | kNeedsCluster},
-      {"image map", "an image as one file over FUSE (for losetup), in the background",
+      {"image map", "an image as /dev/nbdN (kernel NBD) or one file over FUSE, in the background",
        cmd_image, kReports | kNeedsCluster | kOwnSetKeys},
       {"image unmap", "end an `image map`", cmd_image, kNoTraits},
       {"nbd", "NBD export of images", nullptr, kNoTraits},

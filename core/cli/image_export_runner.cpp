@@ -46,8 +46,8 @@ int serve(const ImageExportRun &r, const StopSignals &signals, int ready) {
   auto line = (*fe)->status(STRATA_FRONTEND_STATUS_LINE);
   std::string text = line.ok() ? *line : line.status().ToString();
   log.info(r.cmd, text);
-  if (r.print_ready_line) {
-    std::printf("%s\n", text.c_str());
+  if (!r.ready_text.empty() || r.print_ready_line) {
+    std::printf("%s\n", r.ready_text.empty() ? text.c_str() : r.ready_text.c_str());
     std::fflush(stdout);
   }
   report_ready(ready);

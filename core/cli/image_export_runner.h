@@ -18,6 +18,7 @@ struct ImageExportRun {
   std::string state_kind, state_key;  // frontend_state_file(kind, key)
   bool background = false;
   bool print_ready_line = false;    // print the status line once serving (stdout)
+  std::string ready_text;           // if set, printed instead of the status line
 };
 
 // The exit code: 0 once serving in the background, or after a clean stop

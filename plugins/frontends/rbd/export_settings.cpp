@@ -11,8 +11,9 @@ namespace {
 const strata_option_spec kOptions[] = {
     {"image", STRATA_OPT_STRING, "", nullptr,
      "the image to export: POOL/NAME, or POOL/NAME@SNAP (read-only)"},
-    {"export", STRATA_OPT_ENUM, "nbd", "nbd|file",
-     "nbd: serve the NBD protocol on socket or listen; file: one file over FUSE at `at`"},
+    {"export", STRATA_OPT_ENUM, "nbd", "nbd|file|kernel",
+     "nbd: serve the NBD protocol on socket or listen; file: one file over FUSE at `at`; "
+     "kernel: the block device `device` through the kernel's NBD client"},
     {"read_only", STRATA_OPT_BOOL, "false", nullptr,
      "export read-only (no exclusive lock is taken)"},
     {"socket", STRATA_OPT_STRING, "", nullptr, "NBD: a Unix socket path to listen on"},
@@ -24,6 +25,10 @@ const strata_option_spec kOptions[] = {
     {"at", STRATA_OPT_STRING, "", nullptr, "file: the directory to mount the image's file on"},
     {"file_name", STRATA_OPT_STRING, "", nullptr, "file: the file's name (default: the image's)"},
     {"allow_other", STRATA_OPT_BOOL, "false", nullptr, "file: let other users open the file"},
+    {"device", STRATA_OPT_STRING, "auto", nullptr,
+     "kernel: /dev/nbdN, or auto (the free one with the lowest N)"},
+    {"nbd_timeout", STRATA_OPT_INT, "0", nullptr,
+     "kernel: seconds before the driver fails a request (0: it waits for the cluster)"},
     {"readahead_max_bytes", STRATA_OPT_INT, "8M", nullptr,
      "how far ahead sequential readers are served (0: no read-ahead)"},
     {"max_inflight_ops", STRATA_OPT_INT, "128", nullptr, "object operations in flight at most"},
@@ -50,7 +55,8 @@ ExportSettings parse_export_settings(
   std::string image;
   for (const auto &[k, v] : kv) {
     if (k == "image") image = v;
-    else if (k == "export") s.kind = v == "file" ? ExportKind::kFile : ExportKind::kNbd;
+    else if (k == "export")
+      s.kind = v == "file" ? ExportKind::kFile : v == "kernel" ? ExportKind::kKernelNbd : ExportKind::kNbd;
     else if (k == "read_only") s.read_only = to_bool(v);
     else if (k == "socket") s.socket = v;
     else if (k == "listen") s.listen = v;
@@ -60,6 +66,8 @@ ExportSettings parse_export_settings(
     else if (k == "at") s.at = v;
     else if (k == "file_name") s.file_name = v;
     else if (k == "allow_other") s.allow_other = to_bool(v);
+    else if (k == "device") s.device = v;
+    else if (k == "nbd_timeout") s.nbd_timeout_s = to_number(k, v);
     else if (k == "readahead_max_bytes") s.readahead_max_bytes = to_number(k, v);
     else if (k == "max_inflight_ops") s.max_inflight_ops = to_number(k, v);
     else if (k == "lock_lease_ms") s.lock_lease_ms = to_number(k, v);
@@ -75,6 +83,9 @@ ExportSettings parse_export_settings(
     if (s.max_payload < 4096 || s.max_payload > (64u << 20))
       throw std::invalid_argument("max_payload: between 4K and 64M");
     if (s.export_name.empty()) s.export_name = s.image.text();
+  } else if (s.kind == ExportKind::kKernelNbd) {
+    if (s.device.empty()) throw std::invalid_argument("export kernel needs `device` (/dev/nbdN or auto)");
+    if (s.nbd_timeout_s > 86400) throw std::invalid_argument("nbd_timeout: at most 86400 seconds");
   } else {
     if (s.at.empty()) throw std::invalid_argument("export file needs `at` (a directory)");
     if (s.file_name.empty()) s.file_name = s.image.name + (s.image.snap.empty() ? "" : "@" + s.image.snap);

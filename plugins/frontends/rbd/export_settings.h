@@ -1,6 +1,6 @@
 // The rbd frontend plugin's options (its strata_option_spec list) and their
-// parsed form: which image, and how it is exported (NBD on a socket, or
-// one file over FUSE).
+// parsed form: which image, and how it is exported (NBD on a socket,
+// /dev/nbdN through the kernel's NBD client, or one file over FUSE).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace strata::rbd {
 
-enum class ExportKind { kNbd, kFile };
+enum class ExportKind { kNbd, kFile, kKernelNbd };
 
 struct ExportSettings {
   ImageSpec image;
@@ -29,6 +29,9 @@ struct ExportSettings {
   std::string at;         // mount point
   std::string file_name;  // default: the image's name
   bool allow_other = false;
+  // kernel
+  std::string device = "auto";  // /dev/nbdN or "auto"
+  uint64_t nbd_timeout_s = 0;
   // the image
   uint64_t readahead_max_bytes = 8u << 20;
   uint64_t max_inflight_ops = 128;

@@ -6,6 +6,7 @@
 
 #include "file_export.h"
 #include "image.h"
+#include "kernel_nbd_export.h"
 #include "nbd_server.h"
 #include "strata/cpp/plugin_support.hpp"
 
@@ -74,6 +75,18 @@ ImageExport::ImageExport(const strata_frontend_host *host, strata_cluster_t clus
       e.device = image_;
       nbd_ = NbdServer::start({e}, o);
       where_ = nbd_->bound_address();
+    } else if (settings_.kind == ExportKind::kKernelNbd) {
+      KernelNbdExportOptions o;
+      o.device = settings_.device;
+      o.description = "strata image " + settings_.image.text();
+      o.read_only = settings_.read_only;
+      o.timeout_s = uint32_t(settings_.nbd_timeout_s);
+      o.log = logger;
+      o.on_ended = [this](int result, const std::string &reason) {
+        host_->request_stop(host_->ctx, result, reason.c_str());
+      };
+      kernel_ = KernelNbdExport::start(image_, o);
+      where_ = kernel_->device();
     } else {
       FileExportOptions o;
       o.mountpoint = settings_.at;
@@ -104,6 +117,12 @@ int ImageExport::stop(std::string *why) {
   stopped_ = true;
   if (nbd_) nbd_->stop();
   if (file_) file_->stop();
+  if (kernel_) {
+    // The device's own error (it had ended on its own) is only reported:
+    // what decides the result is whether the image took every write.
+    std::string kwhy;
+    if (kernel_->stop(&kwhy) < 0) log(STRATA_LOG_WARN, settings_.image.text() + ": " + kwhy);
+  }
   int rc = image_->close();
   if (rc < 0) *why = settings_.image.text() + ": " + image_->last_error();
   return rc;
@@ -122,6 +141,8 @@ std::string ImageExport::status_line() const {
     auto st = nbd_->stats();
     o << "over NBD on " << where_ << ", " << st.connections_open << " connection"
       << (st.connections_open == 1 ? "" : "s");
+  } else if (kernel_) {
+    o << "as " << where_ << " (kernel NBD)";
   } else {
     o << "as the file " << where_;
   }
@@ -135,7 +156,7 @@ std::string ImageExport::status_json() const {
   o << "{\"image\":\"" << json_escape(settings_.image.text()) << "\",\"size\":" << info.size
     << ",\"object_size\":" << info.object_size
     << ",\"read_only\":" << (settings_.read_only ? "true" : "false") << ",\"export\":\""
-    << (nbd_ ? "nbd" : "file") << "\",\"address\":\"" << json_escape(where_) << "\"";
+    << (nbd_ ? "nbd" : kernel_ ? "kernel" : "file") << "\",\"address\":\"" << json_escape(where_) << "\"";
   if (nbd_) o << ",\"connections\":" << nbd_->stats().connections_open;
   o << ",\"reads\":" << st.reads << ",\"writes\":" << st.writes << ",\"errors\":" << st.errors
     << "}";
@@ -164,8 +185,8 @@ std::string ImageExport::metrics() const {
   metric(o, img, "copy_ups_total", "counter", "Objects copied up from a clone's parent.",
          st.copy_ups);
   metric(o, img, "errors_total", "counter", "Requests that failed.", st.errors);
-  if (nbd_) {
-    auto n = nbd_->stats();
+  if (nbd_ || kernel_) {
+    auto n = nbd_ ? nbd_->stats() : kernel_->stats();
     metric(o, img, "nbd_connections", "gauge", "NBD connections open.", n.connections_open);
     metric(o, img, "nbd_connections_total", "counter", "NBD connections accepted.",
            n.connections_total);

@@ -1,5 +1,6 @@
 // One running instance of the rbd frontend: an open image (or snapshot)
-// served over NBD or as one file over FUSE, with its status and metrics.
+// served over NBD, as /dev/nbdN through the kernel's NBD client, or as one
+// file over FUSE, with its status and metrics.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,7 @@ namespace strata::rbd {
 class Image;
 class NbdServer;
 class FileExport;
+class KernelNbdExport;
 
 class ImageExport {
  public:
@@ -26,8 +28,9 @@ class ImageExport {
   ImageExport(const strata_frontend_host *host, strata_cluster_t cluster, ExportSettings s);
   ~ImageExport();
 
-  // Stops serving, waits for requests in flight, closes the image (which
-  // releases its lock). 0, or -errno with *why when a write had failed.
+  // Stops serving (a kernel device is disconnected first), waits for
+  // requests in flight, closes the image (which releases its lock). 0, or
+  // -errno with *why when a write had failed.
   int stop(std::string *why);
 
   std::string status_line() const;
@@ -42,7 +45,8 @@ class ImageExport {
   std::shared_ptr<Image> image_;
   std::unique_ptr<NbdServer> nbd_;
   std::unique_ptr<FileExport> file_;
-  std::string where_;  // "unix:/path", "127.0.0.1:10809", or the file's path
+  std::unique_ptr<KernelNbdExport> kernel_;
+  std::string where_;  // "unix:/path", "127.0.0.1:10809", the file's path, or /dev/nbdN
   bool stopped_ = false;
 };
 

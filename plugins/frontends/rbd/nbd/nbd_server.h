@@ -59,12 +59,24 @@ class NbdServer {
   // Binds and starts accepting. Throws strata::sdk::Error (e.g. -EADDRINUSE
   // naming the address) when it cannot listen.
   static std::unique_ptr<NbdServer> start(std::vector<NbdExport> exports, NbdServerOptions opts);
+  // A server that listens nowhere (opts.unix_path and opts.tcp_listen must
+  // be empty) and serves only the sockets given to adopt(): the kernel's
+  // NBD client gets one end of a socketpair this way. Throws as start().
+  static std::unique_ptr<NbdServer> start_unlistening(std::vector<NbdExport> exports,
+                                                      NbdServerOptions opts);
   virtual ~NbdServer() = default;  // stops if stop() was not called
 
   // Stops accepting, closes every connection after the requests in flight
   // completed (their replies are sent when possible), joins every thread.
   virtual void stop() = 0;
-  // "unix:/path" or "127.0.0.1:PORT" (the real port when 0 was asked).
+  // Serves an already connected stream socket as one more connection,
+  // from the handshake on (the server speaks first). Takes ownership of
+  // `fd` in every case (closed when refused). 0, or -ESHUTDOWN after
+  // stop(), -EMFILE past max_connections, -EAGAIN when no thread could be
+  // started.
+  virtual int adopt(int fd) = 0;
+  // "unix:/path" or "127.0.0.1:PORT" (the real port when 0 was asked);
+  // "" for a server that listens nowhere.
   virtual std::string bound_address() const = 0;
   virtual NbdServerStats stats() const = 0;
 };
