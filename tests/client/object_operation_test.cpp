@@ -92,3 +92,27 @@ TEST_CASE("failing the handlers gives every read step the error") {
   CHECK(a == -ETIMEDOUT);
   CHECK(b == -ETIMEDOUT);
 }
+
+TEST_CASE("snapshot steps: set_snap stays first, snap context and trim are writes, ids travel "
+          "big-endian") {
+  ObjectOperation r;
+  r.stat(nullptr);
+  r.set_snap(7);
+  r.read(0, 10, nullptr);
+  r.set_snap(9);  // replaces, still first
+  REQUIRE(r.size() == 3);
+  CHECK(r.steps()[0].code == StepCode::kSetSnap);
+  CHECK(r.steps()[0].version == 9);
+  CHECK_FALSE(r.is_write());
+  r.set_snap(0);  // back to the object as it is
+  CHECK(r.steps()[0].code == StepCode::kStat);
+
+  ObjectOperation w;
+  w.snap_context(3);
+  w.snap_trim({1, 0x0102030405060708ull});
+  CHECK(w.is_write());
+  REQUIRE(w.steps()[1].keys.size() == 2);
+  CHECK(w.steps()[1].keys[1] == std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
+  w.snap_rollback(0);
+  CHECK(w.error().code() == -EINVAL);
+}

@@ -119,6 +119,10 @@ TEST_CASE("every step code matches the wire enum") {
         static_cast<uint16_t>(wire::OpCode::ASSERT_EXISTS));
   CHECK(static_cast<uint16_t>(StepCode::kCmpXattr) ==
         static_cast<uint16_t>(wire::OpCode::CMP_XATTR));
+  CHECK(static_cast<uint16_t>(StepCode::kSnapContext) ==
+        static_cast<uint16_t>(wire::OpCode::SNAP_CONTEXT));
+  CHECK(static_cast<uint16_t>(StepCode::kListSnaps) ==
+        static_cast<uint16_t>(wire::OpCode::LIST_SNAPS));
   CHECK(static_cast<uint16_t>(CmpMode::kLe) == static_cast<uint16_t>(wire::CmpMode::LE));
 }
 
