@@ -112,7 +112,7 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
       readahead_(snap || parents ? 0 : opts.readahead_max_bytes, h.object_size,
                  snap ? snap->size : h.size),
       lock_(std::move(lock)),
-      snap_seq_(h.snap_seq),
+      snap_seq_(h.snap_context()),
       parents_(std::move(parents)),
       parent_overlap_(parent_overlap),
       parent_ios_(std::move(parent_ios)) {

@@ -32,6 +32,9 @@ inline constexpr const char *kSnapSeq = "snap_seq";
 inline constexpr const char *kParent = "parent";
 inline constexpr const char *kSnapPrefix = "snap_";        // + 16 hex id
 inline constexpr const char *kSnapRequestPrefix = "snapreq_";  // + snapshot name
+// A removal asked of the lock holder (+ snapshot name): it stops using the
+// snapshot in its writes' context before the clones are trimmed.
+inline constexpr const char *kSnapRemoveRequestPrefix = "snaprmreq_";
 
 std::string hex16(uint64_t v);
 std::optional<uint64_t> parse_hex16(std::string_view s);

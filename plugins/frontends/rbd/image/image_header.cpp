@@ -125,10 +125,13 @@ Header read_header(const ImageRef &ref, const std::string &id) {
   return h;
 }
 
-std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::string &id) {
+// The names under one request prefix ("snapreq_"): the keys after the
+// prefix and before it with its last byte ('_') raised to '`'.
+static std::vector<std::string> list_requests(const ImageRef &ref, const std::string &id,
+                                              const std::string &first) {
   const strata_client_api *strata_api = ref.api;
-  const std::string first = format::kSnapRequestPrefix;  // keys after "snapreq_"...
-  const std::string end = "snapreq`";                    // ...before "snapreq`"
+  std::string end = first;
+  end.back() = '`';
   strata_omap_iter_t it = nullptr;
   const int rc = strata_omap_list(ref.io, format::header_oid(id).c_str(), first.data(),
                                   first.size(), end.data(), end.size(), 100, &it);
@@ -140,6 +143,14 @@ std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::stri
     names.emplace_back(static_cast<const char *>(kp) + first.size(), kl - first.size());
   strata_omap_iter_end(it);
   return names;
+}
+
+std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::string &id) {
+  return list_requests(ref, id, format::kSnapRequestPrefix);
+}
+
+std::vector<std::string> list_snap_remove_requests(const ImageRef &ref, const std::string &id) {
+  return list_requests(ref, id, format::kSnapRemoveRequestPrefix);
 }
 
 }  // namespace strata::rbd

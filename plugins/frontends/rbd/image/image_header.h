@@ -34,6 +34,10 @@ struct Header {
   uint64_t objects_for(uint64_t bytes) const { return (bytes + object_size - 1) / object_size; }
   // Objects any of the head or the snapshots may have data in.
   uint64_t max_objects() const;
+  // The snapshot context changes carry: the newest live snapshot's id (0:
+  // none). Not snap_seq: after the newest snapshots are removed, a context
+  // naming them would make the OSDs keep clones no snapshot needs.
+  uint64_t snap_context() const { return snaps.empty() ? 0 : snaps.rbegin()->first; }
 };
 
 // Where the calls go and what messages call things.
@@ -52,6 +56,8 @@ Header read_header(const ImageRef &ref, const std::string &id);
 // The snapshot names asked of the lock holder (snapreq_ keys): a small
 // read, for the holder's poll.
 std::vector<std::string> list_snap_requests(const ImageRef &ref, const std::string &id);
+// The names of snapshot removals asked (snaprmreq_ keys).
+std::vector<std::string> list_snap_remove_requests(const ImageRef &ref, const std::string &id);
 
 // Throws Error(rc, "<what> pool/name: <errno text>") when rc < 0.
 void check_rc(int64_t rc, const ImageRef &ref, const std::string &what);

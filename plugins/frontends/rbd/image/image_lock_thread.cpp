@@ -38,6 +38,8 @@ void OpenImage::lock_loop() {
     try {
       for (const std::string &snap : list_snap_requests(ref_, info_.id))
         answer_snapshot_request(snap);
+      for (const std::string &snap : list_snap_remove_requests(ref_, info_.id))
+        answer_snapshot_removal(snap);
     } catch (const sdk::Error &e) {
       note_error(e.code(), std::string("polling the header: ") + e.what());
     }
@@ -64,6 +66,29 @@ void OpenImage::answer_snapshot_request(const std::string &snap) {
   const std::string key = format::kSnapRequestPrefix + snap;
   strata_bytes k{key.data(), key.size()};
   (void)strata_omap_rm_keys(io_, format::header_oid(info_.id).c_str(), &k, 1);
+  resume_writes();
+}
+
+void OpenImage::answer_snapshot_removal(const std::string &snap) {
+  {
+    // No write with the old context may land after `snap rm` trims.
+    std::unique_lock lk(m_);
+    writes_paused_ = true;
+    cv_.wait(lk, [&] { return active_writes_ == 0; });
+    std::erase_if(info_.snaps, [&](const SnapInfo &s) { return s.name == snap; });
+    uint64_t newest = 0;
+    for (const SnapInfo &s : info_.snaps) newest = std::max(newest, s.id);
+    // Objects preserved for the old context are preserved for an older
+    // one too: the memo stays right as the context goes down.
+    snap_seq_ = newest;
+  }
+  const std::string key = format::kSnapRemoveRequestPrefix + snap;
+  strata_bytes k{key.data(), key.size()};
+  (void)strata_omap_rm_keys(io_, format::header_oid(info_.id).c_str(), &k, 1);
+  resume_writes();
+}
+
+void OpenImage::resume_writes() {
   std::deque<std::function<void()>> resume;
   {
     std::lock_guard lk(m_);

@@ -265,10 +265,10 @@ void ImageStore::resize(const std::string &name, uint64_t new_size) {
   if (new_size < h.size) {
     // With snapshots the removes and the truncate carry the context, so the
     // snapshots keep what they had.
-    remove_objects(ref, id, h.objects_for(new_size), h.objects_for(h.size), h.snap_seq);
+    remove_objects(ref, id, h.objects_for(new_size), h.objects_for(h.size), h.snap_context());
     if (new_size % h.object_size) {
       const ObjectMutation m{ObjectMutation::Kind::kTruncate, nullptr, 0, new_size % h.object_size};
-      const int rc = mutate_object({api_, io_, id, new_size / h.object_size}, h.snap_seq, m);
+      const int rc = mutate_object({api_, io_, id, new_size / h.object_size}, h.snap_context(), m);
       if (rc != -ENOENT) check_rc(rc, ref, "truncating the last data object of");
     }
   }

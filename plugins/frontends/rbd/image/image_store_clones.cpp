@@ -75,7 +75,7 @@ void ImageStore::flatten(const std::string &name) {
     // All zeros: the head reads zeros anyway once it no longer reads through.
     if (std::all_of(data.begin(), data.end(), [](char c) { return c == 0; })) continue;
     strata_write_op_t op = strata_write_op_new();
-    if (h.snap_seq) strata_write_op_snap_context(op, h.snap_seq);
+    if (h.snap_context()) strata_write_op_snap_context(op, h.snap_context());
     strata_write_op_create(op, 1);
     strata_write_op_write_full(op, data.data(), data.size());
     rc = strata_write_op_operate(op, io_, oid.c_str(), nullptr);

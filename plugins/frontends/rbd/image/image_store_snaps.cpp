@@ -22,6 +22,36 @@ namespace {
 constexpr auto kSnapRequestWait = std::chrono::seconds(30);
 }  // namespace
 
+namespace {
+
+// A live writer holds the image: it stops naming the snapshot in its
+// writes' context (pausing them while it switches) before the clones go.
+void ask_holder_to_drop(const ImageRef &ref, const std::string &id, const std::string &snap) {
+  const strata_client_api *strata_api = ref.api;
+  const std::string hoid = format::header_oid(id);
+  const std::string rkey = format::kSnapRemoveRequestPrefix + snap;
+  strata_bytes k{rkey.data(), rkey.size()}, v{"", 0};
+  strata_write_op_t op = strata_write_op_new();
+  strata_write_op_assert_exists(op);
+  strata_write_op_omap_set(op, &k, &v, 1);
+  int rc = strata_write_op_operate(op, ref.io, hoid.c_str(), nullptr);
+  strata_write_op_release(op);
+  check_rc(rc, ref, "asking the lock holder to drop snapshot " + snap + " of");
+  const auto deadline = std::chrono::steady_clock::now() + kSnapRequestWait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto pending = list_snap_remove_requests(ref, id);
+    if (std::find(pending.begin(), pending.end(), snap) == pending.end()) return;
+    // A holder that died meanwhile answers nothing; its writes stopped.
+    if (!read_header(ref, id).locked_live(format::now_realtime_ns())) break;
+  }
+  (void)strata_omap_rm_keys(ref.io, hoid.c_str(), &k, 1);
+  if (read_header(ref, id).locked_live(format::now_realtime_ns()))
+    fail(-ETIMEDOUT, ref, "the lock holder did not drop snapshot " + snap + " within 30 s for");
+}
+
+}  // namespace
+
 SnapInfo ImageStore::snap_create(const std::string &name, const std::string &snap) {
   const strata_client_api *strata_api = api_;
   const ImageRef ref{api_, io_, pool_, name};
@@ -69,6 +99,13 @@ void ImageStore::snap_remove(const std::string &name, const std::string &snap) {
   if (s->children > 0)
     fail(-EBUSY, ref, "snapshot " + snap + " has " + std::to_string(s->children) + " clone(s):");
   const uint64_t gone = s->id;
+  if (h.locked_live(format::now_realtime_ns())) ask_holder_to_drop(ref, id, snap);
+  // The record goes first: an image opened from now on leaves the snapshot
+  // out of its context, so no write makes a clone for it after the trim.
+  const std::string key = format::snap_key(gone);
+  strata_bytes k{key.data(), key.size()};
+  check_rc(strata_omap_rm_keys(io_, format::header_oid(id).c_str(), &k, 1), ref,
+           "removing the record of snapshot " + snap + " of");
   // The OSDs drop the clones only this snapshot was served by.
   std::vector<uint64_t> keep;
   bool parent_needed = h.parent && std::min(h.parent->overlap, h.size) > 0;
@@ -81,10 +118,6 @@ void ImageStore::snap_remove(const std::string &name, const std::string &snap) {
                      [&](uint64_t, strata_write_op_t op) {
                        strata_write_op_snap_trim(op, keep.data(), keep.size());
                      });
-  const std::string key = format::snap_key(gone);
-  strata_bytes k{key.data(), key.size()};
-  check_rc(strata_omap_rm_keys(io_, format::header_oid(id).c_str(), &k, 1), ref,
-           "removing the record of snapshot " + snap + " of");
   // A flattened clone keeps its parent link for the snapshots that read
   // through it; the last of them takes the link along.
   if (h.parent && !parent_needed) drop_parent_link(ref, id, *h.parent, "", pools_of(*this));
@@ -100,7 +133,7 @@ void ImageStore::snap_rollback(const std::string &name, const std::string &snap)
   const SnapInfo *s = h.find_snap(snap);
   if (!s) fail(-ENOENT, ref, "no snapshot " + snap + " of");
   const uint64_t n = std::max(h.objects_for(h.size), h.objects_for(s->size));
-  const uint64_t seq = h.snap_seq, snap_id = s->id;
+  const uint64_t seq = h.snap_context(), snap_id = s->id;
   // Each object becomes the clone serving the snapshot (or goes, if it did
   // not exist then); the context first keeps its current content for the
   // snapshots after that one.

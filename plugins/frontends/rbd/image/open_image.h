@@ -86,6 +86,9 @@ class OpenImage final : public Image {
 
   void lock_loop();
   void answer_snapshot_request(const std::string &snap);
+  // `snap rm` while we hold the image: the context drops the snapshot.
+  void answer_snapshot_removal(const std::string &snap);
+  void resume_writes();
 
   const strata_client_api *strata_api;  // the name frontend_client.h's macros use
   strata_ioctx_t io_;
@@ -128,7 +131,7 @@ class OpenImage final : public Image {
   bool writes_paused_ = false;
   uint64_t active_writes_ = 0;  // issued, not paused
   std::deque<std::function<void()>> paused_writes_;
-  uint64_t snap_seq_ = 0;
+  uint64_t snap_seq_ = 0;  // the context: the newest live snapshot (Header::snap_context)
   std::set<uint64_t> preserved_;  // objects preserved for snap_seq_
   // A clone's parents, and the objects known to be the child's own.
   std::shared_ptr<const ParentChain> parents_;
