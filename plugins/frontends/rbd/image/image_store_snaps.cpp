@@ -19,10 +19,22 @@
 namespace strata::rbd {
 
 namespace {
-constexpr auto kSnapRequestWait = std::chrono::seconds(30);
-}  // namespace
 
-namespace {
+constexpr auto kSnapRequestWait = std::chrono::seconds(30);
+
+// Leaves a request (an empty header omap key) for the lock holder, which
+// polls for them.
+void post_holder_request(const ImageRef &ref, const std::string &id, const std::string &key,
+                         const std::string &what) {
+  const strata_client_api *strata_api = ref.api;
+  strata_bytes k{key.data(), key.size()}, v{"", 0};
+  strata_write_op_t op = strata_write_op_new();
+  strata_write_op_assert_exists(op);
+  strata_write_op_omap_set(op, &k, &v, 1);
+  int rc = strata_write_op_operate(op, ref.io, format::header_oid(id).c_str(), nullptr);
+  strata_write_op_release(op);
+  check_rc(rc, ref, "asking the lock holder " + what + " of");
+}
 
 // A live writer holds the image: it stops naming the snapshot in its
 // writes' context (pausing them while it switches) before the clones go.
@@ -30,13 +42,8 @@ void ask_holder_to_drop(const ImageRef &ref, const std::string &id, const std::s
   const strata_client_api *strata_api = ref.api;
   const std::string hoid = format::header_oid(id);
   const std::string rkey = format::kSnapRemoveRequestPrefix + snap;
-  strata_bytes k{rkey.data(), rkey.size()}, v{"", 0};
-  strata_write_op_t op = strata_write_op_new();
-  strata_write_op_assert_exists(op);
-  strata_write_op_omap_set(op, &k, &v, 1);
-  int rc = strata_write_op_operate(op, ref.io, hoid.c_str(), nullptr);
-  strata_write_op_release(op);
-  check_rc(rc, ref, "asking the lock holder to drop snapshot " + snap + " of");
+  strata_bytes k{rkey.data(), rkey.size()};
+  post_holder_request(ref, id, rkey, "to drop snapshot " + snap);
   const auto deadline = std::chrono::steady_clock::now() + kSnapRequestWait;
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -67,13 +74,8 @@ SnapInfo ImageStore::snap_create(const std::string &name, const std::string &sna
   // time between its writes (it polls its header for requests).
   const std::string hoid = format::header_oid(id);
   const std::string rkey = format::kSnapRequestPrefix + snap;
-  strata_bytes k{rkey.data(), rkey.size()}, v{"", 0};
-  strata_write_op_t op = strata_write_op_new();
-  strata_write_op_assert_exists(op);
-  strata_write_op_omap_set(op, &k, &v, 1);
-  int rc = strata_write_op_operate(op, io_, hoid.c_str(), nullptr);
-  strata_write_op_release(op);
-  check_rc(rc, ref, "asking the lock holder for snapshot " + snap + " of");
+  strata_bytes k{rkey.data(), rkey.size()};
+  post_holder_request(ref, id, rkey, "for snapshot " + snap);
   const auto deadline = std::chrono::steady_clock::now() + kSnapRequestWait;
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
