@@ -107,9 +107,12 @@ nbdfio w4k_d1 --rw=randwrite --bs=4k --iodepth=1 --fsync=1 --size=256M "${timed[
 nbdfio w4k_d32 --rw=randwrite --bs=4k --iodepth=32 --fsync=1 --size=256M "${timed[@]}"
 nbdfio w8k_d1 --rw=randwrite --bs=8k --iodepth=1 --fsync=1 --size=256M "${timed[@]}"
 nbdfio w8k_d32 --rw=randwrite --bs=8k --iodepth=32 --fsync=1 --size=256M "${timed[@]}"
-nbdfio w16m_j1 --rw=write --bs=16m --iodepth=1 --size=1G "${timed[@]}"
+# Sequential writers flush at the end (--end_fsync): plain writes are
+# answered before they land (the server's write-back), so without it the
+# figure would count bytes not yet durable.
+nbdfio w16m_j1 --rw=write --bs=16m --iodepth=1 --size=1G --end_fsync=1 "${timed[@]}"
 nbdfio r16m_j1 --rw=read --bs=16m --iodepth=1 --size=1G "${timed[@]}"
-nbdfio w16m_j4 --rw=write --bs=16m --iodepth=1 --numjobs=4 --size=256M --offset_increment=256M \
+nbdfio w16m_j4 --rw=write --bs=16m --iodepth=1 --numjobs=4 --size=256M --offset_increment=256M --end_fsync=1 \
   --group_reporting "${timed[@]}"
 nbdfio r16m_j4 --rw=read --bs=16m --iodepth=1 --numjobs=4 --size=256M --offset_increment=256M \
   --group_reporting "${timed[@]}"
@@ -118,7 +121,7 @@ nbdfio r128k_j1 --rw=read --bs=128k --iodepth=1 --size=1G "${timed[@]}"
 settle
 echo "== fio nbd long sequential write: $((4 * journal_bytes >> 20)) MiB" >&2
 (cd "$R" && fio --name=long --ioengine=nbd --uri="$uri" --rw=write --bs=4m --iodepth=4 \
-  --size=$((4 * journal_bytes)) --write_bw_log=long --log_avg_msec=1000 \
+  --end_fsync=1 --size=$((4 * journal_bytes)) --write_bw_log=long --log_avg_msec=1000 \
   --output-format=json --output="$R/fio_long.json" >/dev/null)
 st nbd stop --socket "$sock"
 

@@ -32,6 +32,9 @@ const strata_option_spec kOptions[] = {
     {"readahead_max_bytes", STRATA_OPT_INT, "8M", nullptr,
      "how far ahead sequential readers are served (0: no read-ahead)"},
     {"max_inflight_ops", STRATA_OPT_INT, "128", nullptr, "object operations in flight at most"},
+    {"writeback_max_bytes", STRATA_OPT_INT, "32M", nullptr,
+     "writes without FUA are answered once issued, this many bytes in flight at most; a flush "
+     "waits for them (0: answer writes when durable on every replica)"},
     {"lock_lease_ms", STRATA_OPT_INT, "30000", nullptr,
      "the exclusive lock's lease: a dead server's lock frees itself after this"},
 };
@@ -70,6 +73,7 @@ ExportSettings parse_export_settings(
     else if (k == "nbd_timeout") s.nbd_timeout_s = to_number(k, v);
     else if (k == "readahead_max_bytes") s.readahead_max_bytes = to_number(k, v);
     else if (k == "max_inflight_ops") s.max_inflight_ops = to_number(k, v);
+    else if (k == "writeback_max_bytes") s.writeback_max_bytes = to_number(k, v);
     else if (k == "lock_lease_ms") s.lock_lease_ms = to_number(k, v);
   }
   std::string why;

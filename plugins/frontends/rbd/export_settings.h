@@ -35,6 +35,7 @@ struct ExportSettings {
   // the image
   uint64_t readahead_max_bytes = 8u << 20;
   uint64_t max_inflight_ops = 128;
+  uint64_t writeback_max_bytes = 32u << 20;
   uint64_t lock_lease_ms = 30000;
 };
 

@@ -55,6 +55,7 @@ ImageExport::ImageExport(const strata_frontend_host *host, strata_cluster_t clus
   open.snap = settings_.image.snap;
   open.readahead_max_bytes = settings_.readahead_max_bytes;
   open.max_inflight_ops = uint32_t(settings_.max_inflight_ops);
+  open.writeback_max_bytes = settings_.writeback_max_bytes;
   open.lock_lease_ms = uint32_t(settings_.lock_lease_ms);
   open.lock_renew_ms = uint32_t(settings_.lock_lease_ms / 6);
   open.lock_description = settings_.kind == ExportKind::kNbd ? "nbd serve" : "image map";
@@ -185,6 +186,8 @@ std::string ImageExport::metrics() const {
   metric(o, img, "copy_ups_total", "counter", "Objects copied up from a clone's parent.",
          st.copy_ups);
   metric(o, img, "errors_total", "counter", "Requests that failed.", st.errors);
+  metric(o, img, "writeback_bytes", "gauge",
+         "Bytes of writes answered before landing, still in flight.", st.writeback_bytes);
   if (nbd_ || kernel_) {
     auto n = nbd_ ? nbd_->stats() : kernel_->stats();
     metric(o, img, "nbd_connections", "gauge", "NBD connections open.", n.connections_open);

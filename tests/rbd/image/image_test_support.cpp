@@ -123,7 +123,9 @@ int read_sync(strata::rbd::Image &img, uint64_t off, uint64_t len, std::string *
 }
 
 int write_sync(strata::rbd::Image &img, uint64_t off, const std::string &data) {
-  return wait_for([&](strata::rbd::Done d) { img.write(off, data.size(), data.data(), false, d); });
+  // FUA: answered once durable, so what the tests look at next (objects,
+  // snapshots) has it. Plain writes may be answered early (write_back.h).
+  return wait_for([&](strata::rbd::Done d) { img.write(off, data.size(), data.data(), true, d); });
 }
 
 int discard_sync(strata::rbd::Image &img, uint64_t off, uint64_t len) {

@@ -42,7 +42,8 @@ struct TestPool {
 strata::rbd::OpenOptions read_only_opts();
 strata::rbd::OpenOptions described(const std::string &lock_description);
 
-// Each returns the request's result.
+// Each returns the request's result; write_sync's is a FUA write (durable
+// when answered).
 int read_sync(strata::rbd::Image &img, uint64_t off, uint64_t len, std::string *out);
 int write_sync(strata::rbd::Image &img, uint64_t off, const std::string &data);
 int discard_sync(strata::rbd::Image &img, uint64_t off, uint64_t len);

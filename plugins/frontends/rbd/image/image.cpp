@@ -41,6 +41,8 @@ struct OpenImage::Request {
   uint32_t remaining = 0;
   int error = 0;
   uint64_t write_seq = 0;  // 0: not a write
+  uint64_t ticket = 0;     // the change's in write_back_
+  std::vector<char> data;  // an early-answered write's own copy of its data
 };
 
 std::unique_ptr<Image> Image::open(const strata_client_api *strata_api,
@@ -107,6 +109,7 @@ OpenImage::OpenImage(const strata_client_api *api, strata_ioctx_t io, const Imag
       snap_id_(snap ? snap->id : 0),
       opts_(opts),
       queue_(opts.max_inflight_ops, kWorkers),
+      write_back_(opts.read_only || snap ? 0 : opts.writeback_max_bytes),
       // (A clone's holes read through to its parent, a snapshot's reads
       // need set_snap: no read-ahead there yet.)
       readahead_(snap || parents ? 0 : opts.readahead_max_bytes, h.object_size,
@@ -140,8 +143,13 @@ ImageInfo OpenImage::info() {
 }
 
 ImageStats OpenImage::stats() const {
-  std::lock_guard lk(m_);
-  return stats_;
+  ImageStats st;
+  {
+    std::lock_guard lk(m_);
+    st = stats_;
+  }
+  st.writeback_bytes = write_back_.answered_bytes();
+  return st;
 }
 
 std::string OpenImage::last_error() const {
@@ -212,12 +220,7 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
   // With read-ahead, pieces are read-ahead blocks (a block divides an
   // object), so each can be answered by one block.
   const uint64_t unit = use_ra ? readahead_.block_size() : object_size_;
-  struct Piece {
-    uint64_t objno, off, len;
-    char *dst;
-    uint32_t count;
-  };
-  std::vector<Piece> pieces;
+  std::vector<ReadPiece> pieces;
   for (uint64_t pos = off; pos < off + len;) {
     const uint64_t n = std::min(off + len, (pos / unit + 1) * unit) - pos;
     pieces.push_back({pos / object_size_, pos % object_size_, n, out + (pos - off), 1});
@@ -234,6 +237,16 @@ void OpenImage::read(uint64_t off, uint64_t len, char *out, Done done) {
   // while we are still issuing it.
   req->remaining = static_cast<uint32_t>(pieces.size()) + 1;
   queue_.wait_for_room();
+  // After the changes in flight it overlaps: one may have been answered.
+  write_back_.when_clear(off, len, [this, off, len, use_ra, req, pieces = std::move(pieces)] {
+    issue_read_pieces(off, len, use_ra, req, pieces);
+  });
+}
+
+void OpenImage::issue_read_pieces(uint64_t off, uint64_t len, bool use_ra,
+                                  const std::shared_ptr<Request> &req,
+                                  const std::vector<ReadPiece> &pieces) {
+  using Piece = ReadPiece;
   std::vector<Piece> misses;
   for (const Piece &p : pieces) {
     if (use_ra) {
@@ -409,23 +422,24 @@ void OpenImage::cache(uint64_t off, uint64_t len, Done done) {
   done(0);
 }
 
-void OpenImage::write(uint64_t off, uint64_t len, const char *data, bool, Done done) {
-  // A write is durable on every replica once acknowledged: fua needs nothing.
-  start_write(WriteKind::kWrite, off, len, data, std::move(done));
+void OpenImage::write(uint64_t off, uint64_t len, const char *data, bool fua, Done done) {
+  // A change completes once durable on every replica, so fua only says
+  // not to answer it early (write_back.h).
+  start_write(WriteKind::kWrite, off, len, data, !fua, std::move(done));
 }
 
 void OpenImage::discard(uint64_t off, uint64_t len, bool, Done done) {
-  start_write(WriteKind::kDiscard, off, len, nullptr, std::move(done));
+  start_write(WriteKind::kDiscard, off, len, nullptr, false, std::move(done));
 }
 
 void OpenImage::write_zeroes(uint64_t off, uint64_t len, bool, bool, Done done) {
   // The image is thin: a discarded range reads as zeros, so zeroing is
   // discarding whether or not unmapping is allowed.
-  start_write(WriteKind::kZeroes, off, len, nullptr, std::move(done));
+  start_write(WriteKind::kZeroes, off, len, nullptr, false, std::move(done));
 }
 
 void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
-                            Done done) {
+                            bool may_answer_early, Done done) {
   if (read_only_) {
     done(-EROFS);
     return;
@@ -446,7 +460,12 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
     return;
   }
   auto req = std::make_shared<Request>();
-  req->done = std::move(done);
+  const bool early = may_answer_early && write_back_.enabled();
+  if (early) {
+    // The writer's buffer is free once answered: the request keeps a copy.
+    req->data.assign(data, data + len);
+    data = req->data.data();
+  }
   req->what = std::string(kind == WriteKind::kWrite     ? "write "
                           : kind == WriteKind::kDiscard ? "discard "
                                                         : "write zeroes ") +
@@ -464,16 +483,26 @@ void OpenImage::start_write(WriteKind kind, uint64_t off, uint64_t len, const ch
     } else {
       ++stats_.zeroes;
     }
+  }
+  // Admitted before anything can answer it, in arrival order; its answer
+  // may come at once (early), so the request is counted in flight first.
+  req->ticket = write_back_.admit(off, len, early, std::move(done));
+  req->done = [this, ticket = req->ticket](int rc) { write_back_.finish(ticket, rc); };
+  auto issue = [this, kind, off, len, data, req] {
+    write_back_.when_ordered(req->ticket,
+                             [this, kind, off, len, data, req] { issue_write(kind, off, len, data, req); });
+  };
+  {
+    std::lock_guard lk(m_);
     if (writes_paused_) {
       // A snapshot is being taken: this write comes after it.
-      paused_writes_.push_back(
-          [this, kind, off, len, data, req] { issue_write(kind, off, len, data, req); });
+      paused_writes_.push_back(std::move(issue));
       return;
     }
     ++active_writes_;
   }
   queue_.wait_for_room();
-  issue_write(kind, off, len, data, req);
+  issue();
 }
 
 void OpenImage::issue_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,

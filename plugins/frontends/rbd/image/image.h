@@ -150,6 +150,11 @@ struct OpenOptions {
   // this many bytes ahead are fetched, fanned out over objects. 0: off.
   uint64_t readahead_max_bytes = 8u << 20;
   uint32_t max_inflight_ops = 128;  // object operations in flight per image
+  // Write-back: plain writes (not FUA) are answered once issued, while
+  // the bytes so answered and still in flight stay under this; a flush
+  // waits for them and reports their first error (write_back.h). 0:
+  // every write is answered when durable on every replica.
+  uint64_t writeback_max_bytes = 32u << 20;
 };
 
 struct ImageStats {
@@ -160,6 +165,7 @@ struct ImageStats {
   uint64_t cow_copies = 0;   // objects preserved for a snapshot (first write with its context)
   uint64_t copy_ups = 0;     // objects copied up from a clone's parent
   uint64_t errors = 0;
+  uint64_t writeback_bytes = 0;  // gauge: writes answered early, not landed yet
 };
 
 // An open image (or snapshot): a BlockDevice. close() (or the destructor)

@@ -17,6 +17,8 @@ constexpr uint64_t kExtentObjectsMax = 256;  // objects one extents() call looks
 int OpenImage::extents(uint64_t off, uint64_t len, std::vector<Extent> *out) {
   out->clear();
   if (len == 0 || off + len > size_) return -EINVAL;
+  // Changes answered early show once they have landed.
+  write_back_.wait_clear(off, len);
   const uint64_t first = off / object_size_;
   const uint64_t last = std::min((off + len - 1) / object_size_, first + kExtentObjectsMax - 1);
   const uint64_t n = last - first + 1;

@@ -22,6 +22,7 @@
 #include "object_ops.h"
 #include "op_queue.h"
 #include "readahead.h"
+#include "write_back.h"
 
 namespace strata::rbd {
 
@@ -59,9 +60,21 @@ class OpenImage final : public Image {
 
  private:
   struct Request;
+  // A read's part within one object (one read-ahead block at most when
+  // read-ahead is on); count: how many parts an object read answers.
+  struct ReadPiece {
+    uint64_t objno, off, len;
+    char *dst;
+    uint32_t count;
+  };
+  void issue_read_pieces(uint64_t off, uint64_t len, bool use_ra,
+                         const std::shared_ptr<Request> &req, const std::vector<ReadPiece> &pieces);
   enum class WriteKind { kWrite, kDiscard, kZeroes };  // kZeroes is done as kDiscard
 
-  void start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data, Done done);
+  // may_answer_early: a plain write, which write_back_ may answer before
+  // it completes.
+  void start_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
+                   bool may_answer_early, Done done);
   void issue_write(WriteKind kind, uint64_t off, uint64_t len, const char *data,
                    std::shared_ptr<Request> req);
   // One object's part of a write or discard.
@@ -102,6 +115,7 @@ class OpenImage final : public Image {
   OpenOptions opts_;
 
   OpQueue queue_;
+  WriteBack write_back_;
   Readahead readahead_;
   std::unique_ptr<ExclusiveLock> lock_;
   std::thread lock_thread_;
