@@ -865,6 +865,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       for (Ino ino : req.getRenewLeases().getInos()) {
         auto it = leases_.find(ino);
         if (it == leases_.end()) continue;
+        lease_expiry_.emplace(exp, ino);
         for (LeaseHeld &l : it->second)
           if (l.session == sid && !l.revoking) {
             l.expires = exp;

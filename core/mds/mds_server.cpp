@@ -114,15 +114,19 @@ void MdsServer::tick() {
   uint64_t now = now_ms();
   bool changed = false;
   std::vector<Ino> lapsed_files;
-  for (auto it = leases_.begin(); it != leases_.end();) {
+  while (!lease_expiry_.empty() && lease_expiry_.top().first <= now) {
+    const Ino ino = lease_expiry_.top().second;
+    lease_expiry_.pop();
+    auto it = leases_.find(ino);
+    if (it == leases_.end()) continue;
     auto &v = it->second;
     size_t before = v.size();
     std::erase_if(v, [&](const LeaseHeld &l) { return l.expires <= now; });
     if (v.size() != before) {
       changed = true;
-      lapsed_files.push_back(it->first);
+      lapsed_files.push_back(ino);
     }
-    it = v.empty() ? leases_.erase(it) : std::next(it);
+    if (v.empty()) leases_.erase(it);
   }
   for (Ino ino : lapsed_files) maybe_purge_stray(ino);
   if (changed) retry_pending();
@@ -514,6 +518,7 @@ MdsServer::LeaseHeld &MdsServer::grant(uint64_t session, Ino ino, uint8_t kind) 
   std::erase_if(v, [&](const LeaseHeld &l) {
     return l.session == session && l.kind == kind && l.expires <= now;
   });
+  lease_expiry_.emplace(expires, ino);
   for (LeaseHeld &l : v)
     if (l.session == session && l.kind == kind && !l.revoking) {
       l.expires = expires;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <queue>
 #include <set>
 #include <string>
 #include <thread>
@@ -246,6 +247,13 @@ class MdsServer {
   std::map<const ClientLink *, uint64_t> by_link_;
   std::deque<Pending> pending_;
   std::map<Ino, std::vector<LeaseHeld>> leases_;
+  // When leases may run out: (expires, ino), pushed whenever a lease's
+  // expiry is set, so tick() looks only at the inodes whose time came
+  // (a scan of every lease each tick cost a fifth of the MDS's CPU in an
+  // untar). Stale entries (the lease was renewed or dropped) find nothing.
+  std::priority_queue<std::pair<uint64_t, Ino>, std::vector<std::pair<uint64_t, Ino>>,
+                      std::greater<>>
+      lease_expiry_;
   std::map<Ino, uint64_t> lease_seq_;
   std::unordered_map<Ino, Loc> where_;
   std::set<Ino> table_;
