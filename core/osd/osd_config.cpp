@@ -55,11 +55,12 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
     long long min, max;
     long long *out;
   };
-  long long hb = 0, grace = 0, port = 0, threads = 0, stage_threads = 0, rec = 0, log_entries = 0,
+  long long hb = 0, grace = 0, port = 0, threads = 0, msg_threads = 0, stage_threads = 0, rec = 0, log_entries = 0,
             ka_interval = 0, ka_timeout = 0;
   for (IntKey k : {IntKey{"heartbeat_interval_ms", 10, 3600000, &hb},
                    IntKey{"heartbeat_grace_ms", 20, 36000000, &grace},
                    IntKey{"osd_port", 0, 65535, &port}, IntKey{"osd_op_threads", 1, 64, &threads},
+                   IntKey{"osd_msg_threads", 1, 64, &msg_threads},
                    IntKey{"osd_stage_threads", 1, 64, &stage_threads},
                    IntKey{"osd_recovery_max_active", 1, 1024, &rec},
                    IntKey{"osd_pg_log_entries", 10, 10000000, &log_entries},
@@ -75,6 +76,7 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
   c.mon_keepalive_timeout_ms = ka_timeout;
   c.port = static_cast<uint16_t>(port);
   c.op_threads = static_cast<int>(threads);
+  c.msg_threads = static_cast<int>(msg_threads);
   c.stage_threads = static_cast<int>(stage_threads);
   c.recovery_max_active = static_cast<int>(rec);
   c.pg_log_entries = static_cast<int>(log_entries);

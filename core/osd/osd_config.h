@@ -25,6 +25,7 @@ struct OsdConfig {
   uint16_t port = 0;
   std::string host;  // placement host bucket; default: the machine's host name
   int op_threads = 2;
+  int msg_threads = 1;    // the messenger's network threads (osd_msg_threads)
   int stage_threads = 2;  // StagePool: large writes staged as they arrive
   int recovery_max_active = 4;
   int pg_log_entries = 3000;

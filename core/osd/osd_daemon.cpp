@@ -56,7 +56,7 @@ Status OsdDaemon::start() {
       .name = "osd-stage", .threads = cfg_.stage_threads, .on_stop = WorkQueue::OnStop::kDrain});
   stage_pool_->start();
   msg::MessengerOptions mo;
-  mo.io_threads = 2;
+  mo.io_threads = cfg_.msg_threads;
   messenger_ = std::make_unique<msg::Messenger>(
       who, *secret, [this](const std::string &e) { return secret_of(e); }, log_, mo);
   msg::Handlers h;
