@@ -6,10 +6,13 @@
 // background once the device or the file is there, like `strata mount`.
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -53,6 +56,22 @@ const char *kUnmapUsage =
 // Where the kernel path looks for devices.
 const char *kDevRoot = "/dev";
 const char *kSysfsRoot = "/sys";
+
+// A map's process serves a block device the kernel writes back through
+// (directly, or a loop device on its file): if reclaiming memory for one of
+// its allocations waited for that writeback, it would wait for itself.
+// PR_SET_IO_FLUSHER makes the kernel reclaim without I/O for this process's
+// threads (inherited by those started later, hence before anything starts).
+// It needs CAP_SYS_RESOURCE: without it, say so and go on.
+void mark_io_flusher() {
+#ifdef PR_SET_IO_FLUSHER
+  if (::prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0) != 0)
+    std::fprintf(stderr,
+                 "strata image map: warning: PR_SET_IO_FLUSHER: %s (under memory pressure "
+                 "writeback to the device may stall)\n",
+                 std::strerror(errno));
+#endif
+}
 
 // The `image map` for a kernel device: `device` is "/dev/nbdN" or "auto".
 int map_kernel(ImageExportRun r, const rbd::ImageSpec &spec, std::string device) {
@@ -126,6 +145,7 @@ int cmd_image_map(std::vector<std::string> args) {
   if (*at && *device) return usage_error(kMap, "give --at DIR or --device, not both", kMapUsage);
   if (*file_name && !*at) return usage_error(kMap, "--file-name goes with --at DIR", kMapUsage);
 
+  mark_io_flusher();
   ImageExportRun r;
   r.cmd = kMap;
   r.common = *common;
