@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -434,6 +435,20 @@ void Filesystem::maintain() {
   cache_.expire(now);
   int64_t lease = int64_t(mds_lease_ms_);
   auto inos = cache_.renewable(now, now + lease / 2, now - lease);
+  // Files in use (open, or opened or closed within a lease) keep their
+  // lease too, so that a reopen (a second tar or make over the same tree)
+  // needs no MDS round trip; an idle one is left to expire (seed 002).
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    for (const auto &[ino, f] : open_) {
+      if (f.lease_seq == 0 || f.lease_expires_ms <= now || f.lease_expires_ms > now + lease / 2)
+        continue;
+      if (f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_READ) &&
+          f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE))
+        continue;
+      if (f.openers > 0 || f.used_ms >= now - lease) inos.push_back(ino);
+    }
+  }
   if (inos.empty()) return;
   if (inos.size() > 4096) inos.resize(4096);
   int err = 0;
@@ -446,8 +461,20 @@ void Filesystem::maintain() {
       &err);
   if (!reply || err < 0) return;
   auto r = reply->root<fsproto::Reply>();
-  for (auto l : r.getLeases())
-    cache_.renewed(l.getIno(), to_grant(l, r.getNowMs(), sent, settings_.lease_margin_ms));
+  for (auto l : r.getLeases()) {
+    LeaseGrant g = to_grant(l, r.getNowMs(), sent, settings_.lease_margin_ms);
+    if (l.getKind() != fsproto::LeaseKind::FILE_READ &&
+        l.getKind() != fsproto::LeaseKind::FILE_WRITE) {
+      cache_.renewed(l.getIno(), g);
+      continue;
+    }
+    // The same grant runs longer; a file whose lease was revoked or
+    // replaced meanwhile keeps what it has now.
+    std::lock_guard<std::mutex> lk(open_mu_);
+    auto it = open_.find(l.getIno());
+    if (it != open_.end() && it->second.lease_seq == g.seq && it->second.lease_kind == g.kind)
+      it->second.lease_expires_ms = std::max(it->second.lease_expires_ms, g.expires_ms);
+  }
 }
 
 void Filesystem::await_create(uint64_t ino) {

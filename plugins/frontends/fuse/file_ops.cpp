@@ -50,6 +50,7 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
           want == fsproto::LeaseKind::FILE_READ)) &&
         it->second.lease_expires_ms - now_ms() > 3000) {
       ++it->second.openers;
+      it->second.used_ms = now_ms();
       fi->keep_cache = 1;
       fi->fh = 0;
       counters_.cache_hit();
@@ -86,6 +87,7 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     // had it open and a lease keeps others from changing it.
     fi->keep_cache = f.openers > 0 || (f.version == a.version && granted != 0);
     ++f.openers;
+    f.used_ms = now_ms();
     f.version = a.version;
     f.layout = FileLayout{m, a.data_pool, a.object_size};
     if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
@@ -346,7 +348,10 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(m);
     if (it != open_.end() && it->second.openers > 0) last = --it->second.openers == 0;
-    if (it != open_.end()) layout = it->second.layout;
+    if (it != open_.end()) {
+      layout = it->second.layout;
+      it->second.used_ms = now_ms();
+    }
   }
   if (last && data_) {
     // Buffers go; the lease stays until revoked or expired (a reopen is

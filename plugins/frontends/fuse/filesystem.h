@@ -46,6 +46,7 @@ struct OpenFile {
   uint64_t version = 0;          // the inode's version at the last open (keep_cache)
   int64_t lease_expires_ms = 0;  // our clock; the lease lets opens skip the MDS until then
   uint64_t create_tid = 0;       // its asynchronous create, until known safe
+  int64_t used_ms = 0;           // last open or close: a lease in use is renewed (maintain())
   FileLayout layout;
 };
 
