@@ -374,23 +374,40 @@ bool Filesystem::async_report_size(uint64_t ino) {
   uint64_t size = 0;
   Time mtime, ctime;
   FileLayout layout;
-  {
+  // Under fileWrite the size is ours to report whenever: whoever wants it
+  // revokes the lease, and the revoke waits for this to be safe. Which
+  // blocks are allocated is asked first, outside the locks.
+  auto peek = [&](bool *report) {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(ino);
     if (it == open_.end() || !it->second.dirty) return true;
-    // Under fileWrite the size is ours to report whenever: whoever wants
-    // it revokes the lease, and the revoke waits for this to be safe.
     if (it->second.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE)) return false;
     size = it->second.size;
-    mtime = it->second.mtime;
-    ctime = it->second.ctime;
     layout = it->second.layout;
-    it->second.dirty = false;
-  }
+    *report = true;
+    return true;
+  };
+  bool report = false;
+  if (!peek(&report)) return false;
+  if (!report) return true;
   int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
-  submit(Caller{}, ctime, [&](fsproto::Request::Builder r) {
-    fill_size_report(r, ino, size, mtime, ctime, blocks);
-  });
+  {
+    std::lock_guard<std::mutex> r(report_mu_);
+    {
+      std::lock_guard<std::mutex> l(open_mu_);
+      auto it = open_.find(ino);
+      if (it == open_.end() || !it->second.dirty) return true;
+      if (it->second.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE)) return false;
+      if (it->second.size != size) blocks = -1;  // written meanwhile: blocks unknown
+      size = it->second.size;
+      mtime = it->second.mtime;
+      ctime = it->second.ctime;
+      it->second.dirty = false;
+    }
+    submit(Caller{}, ctime, [&](fsproto::Request::Builder r) {
+      fill_size_report(r, ino, size, mtime, ctime, blocks);
+    });
+  }
   if (auto c = cache_.inode(ino, now_ms())) {
     InodeAttr a = c->first;
     a.size = size;

@@ -227,6 +227,12 @@ class Filesystem {
   std::mutex se_mu_;
   fuse_session *se_ = nullptr;
 
+  // Held (before open_mu_) while a background size report clears `dirty`
+  // and submits itself, and while a revoke reads `dirty`: the revoke then
+  // either reports the size in its Release or finds the report submitted
+  // and waits for it to be safe. (Without it a Release could overtake the
+  // report: another client saw the old size after a close.)
+  std::mutex report_mu_;
   mutable std::mutex open_mu_;
   std::unordered_map<uint64_t, OpenFile> open_;
 

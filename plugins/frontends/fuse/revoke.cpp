@@ -48,6 +48,9 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     uint64_t size = 0;
     Time mtime;
     {
+      // After any background size report that already cleared `dirty`
+      // has been submitted (report_mu_): settle_async below waits for it.
+      std::lock_guard<std::mutex> r(report_mu_);
       std::lock_guard<std::mutex> g(open_mu_);
       auto it = open_.find(ino);
       if (it != open_.end()) {
