@@ -63,7 +63,8 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
               {"mds_delegate_inos", &cfg.delegate_inos},
               {"fs_max_file_size", &cfg.max_file_size},
               {"mds_journal_segment_bytes", &cfg.store.journal_segment_bytes},
-              {"mds_dir_split_entries", &cfg.store.dir_split_entries}};
+              {"mds_dir_split_entries", &cfg.store.dir_split_entries},
+              {"mds_apply_max_delay_ms", &cfg.store.apply_max_delay_ms}};
   for (auto &n : nums) {
     auto v = get_u64(c, e, n.key, *n.out);
     if (!v.ok()) return v.status().Context(e);
@@ -203,6 +204,10 @@ void MdsDaemon::send_beacon() {
     w.setCacheLimitBytes(st.cache_limit_bytes);
     w.setInodes(st.inodes);
     w.setJournalBytes(st.journal_bytes);
+    w.setRequests(st.requests);
+    w.setJournalWrites(st.journal_writes);
+    w.setApplyWrites(st.apply_writes);
+    w.setPurgedObjects(st.purged_objects);
   } else {
     w.setCacheLimitBytes(cfg_.cache_limit);
   }

@@ -590,6 +590,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Time now = stamp;
       remove_dentry(o.update, dir.inode.ino, name);
       Loaded v = *victim;
+      if (q.getClosed() && !vdir) drop_leases(sid, v.inode.ino, 0, true);
       drop_link(o.update, v, stamp);
       touch_dir(dir, now);
       if (vdir) dir.inode.nlink--;

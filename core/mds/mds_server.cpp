@@ -142,7 +142,12 @@ MdsServerStats MdsServer::stats() const {
   st.cache_limit_bytes = cache_.limit();
   st.inodes = cache_.items();
   st.cache_evictions = cache_.evictions();
-  st.journal_bytes = store_.stats().journal_bytes_unapplied;
+  MetaStoreStats ms = store_.stats();
+  st.journal_bytes = ms.journal_bytes_unapplied;
+  st.journal_writes = ms.journal_writes;
+  st.apply_writes = ms.apply_writes;
+  st.purged_objects = ms.purged_objects;
+  st.requests = requests_served_;
   st.queued_requests = pending_.size();
   return st;
 }
@@ -571,6 +576,7 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
     log_.warn("mds", "request from " + link->peer() + " without a session (Hello first)");
     return true;
   }
+  if (!from_queue) requests_served_++;
   // A session's requests run in order: behind one that waits, the others wait too.
   if (!from_queue && s->queued > 0) {
     s->queued++;

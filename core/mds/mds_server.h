@@ -77,6 +77,10 @@ struct MdsServerStats {
   uint64_t journal_bytes = 0;
   uint64_t queued_requests = 0;
   uint64_t cache_evictions = 0;
+  uint64_t requests = 0;  // received since start (each of a Batch's)
+  uint64_t journal_writes = 0;
+  uint64_t apply_writes = 0;
+  uint64_t purged_objects = 0;
 };
 
 class MdsServer {
@@ -240,6 +244,7 @@ class MdsServer {
   std::atomic<bool> fenced_{false};
 
   mutable std::mutex mu_;
+  uint64_t requests_served_ = 0;  // received, each of a Batch's too (stats)
   bool serving_ = false;
   Ino ino_next_ = kFirstUserIno;
   uint64_t next_session_ = 1;

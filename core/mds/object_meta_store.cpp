@@ -507,6 +507,7 @@ void ObjectMetaStore::writer_loop() {
       stats_.journal_writes++;
       stats_.journal_entries += batch.size();
       appended_bytes_ += bytes;
+      appends_++;
       for (auto &d : durable) to_apply_.push_back(std::move(d));
       applier_cv_.notify_one();
     }
@@ -533,12 +534,24 @@ void ObjectMetaStore::applier_loop() {
   while (true) {
     applier_cv_.wait(l, [&] { return stopping_ || !to_apply_.empty(); });
     if (stopping_) break;
-    // Let a round gather (the interval), unless the store is stopping.
-    applier_cv_.wait_for(l, opts_.apply_interval, [&] { return stopping_; });
+    // Let a round gather (see ObjectMetaStoreOptions::apply_max_delay),
+    // unless the store is stopping or someone waits for the round.
+    const uint64_t round_bytes = opts_.max_batch_bytes * 4;
+    const auto oldest = std::chrono::steady_clock::now();
+    auto quiet_since = oldest;
+    while (!stopping_ && apply_waiters_ == 0) {
+      const uint64_t appends = appends_;
+      applier_cv_.wait_for(l, opts_.apply_interval, [&] { return stopping_ || apply_waiters_ > 0; });
+      auto now = std::chrono::steady_clock::now();
+      if (appends_ != appends) quiet_since = now;
+      if (now - quiet_since >= opts_.apply_quiet) break;
+      if (now - oldest >= opts_.apply_max_delay) break;
+      if (appended_bytes_ - applied_bytes_ >= round_bytes) break;
+    }
     if (stopping_) break;
     std::vector<Durable> batch;
     uint64_t bytes = 0;
-    while (!to_apply_.empty() && (batch.empty() || bytes < opts_.max_batch_bytes * 4)) {
+    while (!to_apply_.empty() && (batch.empty() || bytes < round_bytes)) {
       bytes += to_apply_.front().bytes;
       batch.push_back(std::move(to_apply_.front()));
       to_apply_.pop_front();
@@ -722,44 +735,60 @@ void ObjectMetaStore::purger_loop() {
   while (true) {
     purger_cv_.wait(l, [&] { return stopping_ || !to_purge_.empty(); });
     if (stopping_) break;
-    PurgeRec p = to_purge_.front();
-    to_purge_.pop_front();
+    // Many at once: an rm -rf queues one purge per file, and each purge
+    // alone would cost a removal and an mds.fsmeta write in turn.
+    std::vector<PurgeRec> batch;
+    while (!to_purge_.empty() && batch.size() < kPurgeBatch) {
+      batch.push_back(std::move(to_purge_.front()));
+      to_purge_.pop_front();
+    }
     purging_ = true;
     l.unlock();
-    Status st = purge(p);
+    Status st = purge(batch);
     l.lock();
     purging_ = false;
     if (!st.ok()) {
-      cluster_->log().warn("mds", "store: purging inode " + hex16(p.ino) + ": " + st.ToString());
-      to_purge_.push_back(p);  // kept in mds.fsmeta; retried
+      cluster_->log().warn("mds", "store: purging " + std::to_string(batch.size()) +
+                                      " inodes from " + hex16(batch.front().ino) + ": " +
+                                      st.ToString());
+      for (auto &p : batch) to_purge_.push_back(std::move(p));  // kept in mds.fsmeta; retried
       purger_cv_.wait_for(l, std::chrono::milliseconds(500), [&] { return stopping_; });
     }
     done_cv_.notify_all();
   }
 }
 
-Status ObjectMetaStore::purge(const PurgeRec &p) {
-  int64_t pool = p.data_pool >= 0 ? p.data_pool : opts_.default_data_pool;
-  if (pool >= 0) {
+Status ObjectMetaStore::purge(const std::vector<PurgeRec> &batch) {
+  constexpr size_t kInFlight = 64;
+  std::map<int64_t, std::vector<std::pair<std::string, Op>>> by_pool;
+  auto run = [&](uint32_t pool, std::vector<std::pair<std::string, Op>> &pending) -> Status {
+    size_t count = pending.size();
+    if (Status st = exec_parallel(std::move(pending), pool, true); !st.ok()) return st;
+    pending.clear();
+    std::lock_guard<std::mutex> l(mu_);
+    stats_.purged_objects += count;
+    return Status::OK();
+  };
+  std::vector<std::string> keys;
+  for (const PurgeRec &p : batch) {
+    keys.push_back(purge_key(p.ino));
+    int64_t pool = p.data_pool >= 0 ? p.data_pool : opts_.default_data_pool;
+    if (pool < 0) continue;
     uint64_t osz = p.object_size ? p.object_size : (4u << 20);
     uint64_t n = std::max<uint64_t>(1, (p.size + osz - 1) / osz);
-    constexpr uint64_t kInFlight = 64;
-    for (uint64_t first = 0; first < n; first += kInFlight) {
-      std::vector<std::pair<std::string, Op>> ops;
-      for (uint64_t i = first; i < std::min(n, first + kInFlight); ++i) {
-        Op op;
-        op.remove();
-        ops.emplace_back(data_oid(p.ino, i), std::move(op));
-      }
-      size_t count = ops.size();
-      if (Status st = exec_parallel(std::move(ops), static_cast<uint32_t>(pool), true); !st.ok())
-        return st;
-      std::lock_guard<std::mutex> l(mu_);
-      stats_.purged_objects += count;
+    auto &pending = by_pool[pool];
+    for (uint64_t i = 0; i < n; ++i) {
+      Op op;
+      op.remove();
+      pending.emplace_back(data_oid(p.ino, i), std::move(op));
+      if (pending.size() >= kInFlight)
+        if (Status st = run(static_cast<uint32_t>(pool), pending); !st.ok()) return st;
     }
   }
+  for (auto &[pool, pending] : by_pool)
+    if (Status st = run(static_cast<uint32_t>(pool), pending); !st.ok()) return st;
   Op done;
-  done.omap_rm_keys({purge_key(p.ino)});
+  done.omap_rm_keys(std::move(keys));
   auto r = exec(kFsMetaOid, std::move(done));
   if (!r.ok()) return r.status();
   if (r->rc != 0) return op_error(r->rc, std::string("writing ") + kFsMetaOid, r->message);
@@ -769,10 +798,13 @@ Status ObjectMetaStore::purge(const PurgeRec &p) {
 Status ObjectMetaStore::wait_applied() {
   std::unique_lock<std::mutex> l(mu_);
   uint64_t want = submitted_seq_;
+  apply_waiters_++;
+  applier_cv_.notify_all();
   done_cv_.wait(l, [&] {
     return !failed_.ok() || stopping_ ||
            (durable_seq_ >= want && applied_seq_ >= want && to_purge_.empty() && !purging_);
   });
+  apply_waiters_--;
   return failed_;
 }
 

@@ -37,8 +37,17 @@ namespace strata::mds {
 struct ObjectMetaStoreOptions {
   uint64_t journal_segment_bytes = 4u << 20;  // mds_journal_segment_bytes
   uint64_t dir_split_entries = 20000;         // mds_dir_split_entries
-  std::chrono::milliseconds apply_interval{20};
-  uint64_t max_batch_bytes = 1u << 20;  // journal bytes per append / apply round
+  // Journaled changes reach the directory objects in rounds: one starts
+  // once the journal has been quiet for apply_quiet, once the oldest
+  // waiting change has waited apply_max_delay (mds_apply_max_delay_ms), or
+  // once 4 x max_batch_bytes wait. A round writes each object it touches
+  // once (the 64 back-pointer shards, every directory changed), so under a
+  // steady stream of creates longer rounds mean far fewer object writes
+  // (an untar: 18,109 apply writes at 20 ms rounds for 12,516 files).
+  std::chrono::milliseconds apply_interval{20};  // how often the applier looks
+  std::chrono::milliseconds apply_quiet{200};
+  std::chrono::milliseconds apply_max_delay{2000};
+  uint64_t max_batch_bytes = 1u << 20;  // journal bytes per append; x4 per apply round
   // Purges whose PurgeRec names no pool (-1) go here.
   int64_t default_data_pool = -1;
 };
@@ -117,7 +126,9 @@ class ObjectMetaStore final : public MetaStore {
   Status apply_updates(const std::vector<std::shared_ptr<const MetaUpdate>> &updates);
   Status advance_head(const Durable &last);
   void purger_loop();
-  Status purge(const PurgeRec &p);
+  // Removes the data objects of `batch`'s inodes, then their purge keys.
+  Status purge(const std::vector<PurgeRec> &batch);
+  static constexpr size_t kPurgeBatch = 256;
 
   Result<uint8_t> frag_bits(Ino dir);
   Result<StoredPage> stored_list(Ino dir, const std::string &after, size_t max);
@@ -154,6 +165,8 @@ class ObjectMetaStore final : public MetaStore {
   std::map<Ino, uint8_t> bits_cache_;
   MetaStoreStats stats_;
   uint64_t applied_bytes_ = 0, appended_bytes_ = 0;
+  uint64_t appends_ = 0;         // journal appends so far (the applier's "quiet" test)
+  int apply_waiters_ = 0;        // in wait_applied(): the applier gathers no more
 
   // Readers of directory objects hold it shared; a split holds it alone.
   std::shared_mutex split_mu_;

@@ -212,6 +212,10 @@ json::Value stats_json(const MdsStats &s) {
   j.set("cache_limit_bytes", s.cache_limit_bytes);
   j.set("inodes", s.inodes);
   j.set("journal_bytes", s.journal_bytes);
+  j.set("requests", s.requests);
+  j.set("journal_writes", s.journal_writes);
+  j.set("apply_writes", s.apply_writes);
+  j.set("purged_objects", s.purged_objects);
   j.set("beacon_ms", s.at_ms);
   return j;
 }
@@ -238,7 +242,10 @@ CommandReply cmd_fs_status(const CommandRequest &req, const CommandState &st) {
         text += "  mds." + a->name + ": " + std::to_string(x.sessions) + " sessions, " +
                 std::to_string(x.leases) + " leases, cache " + std::to_string(x.cache_bytes) + "/" +
                 std::to_string(x.cache_limit_bytes) + " bytes, " + std::to_string(x.inodes) +
-                " inodes, journal " + std::to_string(x.journal_bytes) + " bytes\n";
+                " inodes, journal " + std::to_string(x.journal_bytes) + " bytes\n" +
+                "    since start: " + std::to_string(x.requests) + " requests, object writes: " +
+                std::to_string(x.journal_writes) + " journal, " + std::to_string(x.apply_writes) +
+                " apply, " + std::to_string(x.purged_objects) + " purged data objects\n";
       }
     }
     fss.push(std::move(j));

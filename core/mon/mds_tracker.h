@@ -23,6 +23,10 @@ struct MdsStats {
   uint64_t cache_limit_bytes = 0;
   uint64_t inodes = 0;
   uint64_t journal_bytes = 0;
+  uint64_t requests = 0;
+  uint64_t journal_writes = 0;
+  uint64_t apply_writes = 0;
+  uint64_t purged_objects = 0;
   uint64_t at_ms = 0;  // when the beacon arrived (wall clock)
 };
 

@@ -577,6 +577,10 @@ struct Monitor::State {
     b.stats.cache_limit_bytes = r.getCacheLimitBytes();
     b.stats.inodes = r.getInodes();
     b.stats.journal_bytes = r.getJournalBytes();
+    b.stats.requests = r.getRequests();
+    b.stats.journal_writes = r.getJournalWrites();
+    b.stats.apply_writes = r.getApplyWrites();
+    b.stats.purged_objects = r.getPurgedObjects();
     ClusterMap next = cur;
     std::vector<std::string> events;
     bool changed = mds.on_beacon(cur, b, conn.get(), now(), next, &events);

@@ -268,6 +268,9 @@ struct Unlink {
   parent @0 :UInt64;
   name @1 :Data;
   directory @2 :Bool;         # rmdir
+  closed @3 :Bool;            # the caller has the file closed, its data written out and its
+                              # size reported: the caller's file lease ends with the link, so
+                              # the data can go at once instead of when the lease runs out
 }
 struct Rename {
   parent @0 :UInt64;

@@ -36,7 +36,9 @@ int mds_writer_main(const std::vector<std::string> &args) {
   if (!c.ok() || !(*c)->connect(std::chrono::seconds(30)).ok()) return 3;
   ObjectMetaStoreOptions o;
   o.journal_segment_bytes = 16 << 10;  // rolls segments often
-  o.apply_interval = std::chrono::milliseconds(2);
+  o.apply_interval = std::chrono::milliseconds(2);  // applies often: crashes land mid-apply
+  o.apply_quiet = std::chrono::milliseconds(2);
+  o.apply_max_delay = std::chrono::milliseconds(10);
   ObjectMetaStore s(*c, static_cast<uint32_t>(std::stoul(args[1])), o);
   if (!s.open(1).ok()) return 4;
   for (uint64_t i = 0;; ++i) {

@@ -147,6 +147,12 @@ struct MdsBeacon {
   cacheLimitBytes @10 :UInt64;
   inodes @11 :UInt64;
   journalBytes @12 :UInt64;   # journaled, not yet applied to directory objects
+  # Object writes since the MDS started serving (counters): what the
+  # metadata costs the OSDs.
+  requests @13 :UInt64;       # client requests served (a Batch counts each)
+  journalWrites @14 :UInt64;  # writes (batches of entries) to the journal
+  applyWrites @15 :UInt64;    # writes to directory, inode and table objects
+  purgedObjects @16 :UInt64;  # data objects of deleted files removed
 }
 
 # An OSD reports a peer it could not reach (heartbeat grace exceeded).

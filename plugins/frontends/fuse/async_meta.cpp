@@ -179,6 +179,31 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   return true;
 }
 
+// Without this, an unlinked file this client still holds a lease on (it
+// wrote or read it a moment ago: an rm -rf after a tar x) waits in the
+// MDS's stray directory until the lease runs out, and only then are its
+// data objects removed.
+bool Filesystem::give_up_file_lease(uint64_t ino) {
+  FileLayout layout;
+  {
+    std::lock_guard<std::mutex> r(report_mu_);
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end()) return true;  // no lease held here
+    if (it->second.openers > 0 || it->second.dirty) return false;
+    layout = it->second.layout;
+  }
+  // Anything still being written out must land before the MDS removes the
+  // objects (it would bring one back). Usually nothing is left: at once.
+  if (data_ && data_->flush(layout) < 0) return false;
+  std::lock_guard<std::mutex> l(open_mu_);
+  auto it = open_.find(ino);
+  if (it == open_.end()) return true;
+  if (it->second.openers > 0 || it->second.dirty) return false;  // opened again meanwhile
+  open_.erase(it);
+  return true;
+}
+
 bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bool directory) {
   InodeAttr parent;
   if (!async_dir(dir, &parent)) return false;
@@ -203,12 +228,14 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
     auto it = open_.find(v.ino);
     if (it != open_.end() && it->second.openers > 0) return false;  // purged on close
   }
+  const bool closed = !is_dir && give_up_file_lease(v.ino);
   const Time stamp = now_time();
   submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto u = r.initUnlink();
     u.setParent(dir);
     u.setName(bytes_of(name));
     u.setDirectory(directory);
+    u.setClosed(closed);
   });
   cache_.removed(dir, name);
   if (is_dir) {

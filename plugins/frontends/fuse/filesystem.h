@@ -181,6 +181,10 @@ class Filesystem {
   // inode. Waits (at most a lease's time) if it is not yet.
   void await_create(uint64_t ino);
   bool async_unlink(fuse_req_t req, uint64_t dir, const char *name, bool directory);
+  // Before an unlink of `ino`: true when this client holds no lease on it
+  // any more that the unlink should keep (closed, written out, reported;
+  // its OpenFile goes), so the MDS may remove its data at once.
+  bool give_up_file_lease(uint64_t ino);
   bool async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname);
   bool async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
                      InodeAttr *out);
