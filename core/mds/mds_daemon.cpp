@@ -64,7 +64,8 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
               {"fs_max_file_size", &cfg.max_file_size},
               {"mds_journal_segment_bytes", &cfg.store.journal_segment_bytes},
               {"mds_dir_split_entries", &cfg.store.dir_split_entries},
-              {"mds_apply_max_delay_ms", &cfg.store.apply_max_delay_ms}};
+              {"mds_apply_max_delay_ms", &cfg.store.apply_max_delay_ms},
+              {"mds_purge_busy_rate", &cfg.store.purge_busy_rate}};
   for (auto &n : nums) {
     auto v = get_u64(c, e, n.key, *n.out);
     if (!v.ok()) return v.status().Context(e);

@@ -18,6 +18,7 @@ struct MetaStoreOptions {
   uint64_t journal_segment_bytes = 4u << 20;
   uint64_t dir_split_entries = 10000;
   uint64_t apply_max_delay_ms = 2000;
+  uint64_t purge_busy_rate = 200;
 };
 
 // The store of filesystem `fs` in its metadata pool, reached through

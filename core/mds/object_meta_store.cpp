@@ -508,6 +508,7 @@ void ObjectMetaStore::writer_loop() {
       stats_.journal_entries += batch.size();
       appended_bytes_ += bytes;
       appends_++;
+      last_append_ = std::chrono::steady_clock::now();
       for (auto &d : durable) to_apply_.push_back(std::move(d));
       applier_cv_.notify_one();
     }
@@ -758,11 +759,25 @@ void ObjectMetaStore::purger_loop() {
   }
 }
 
+void ObjectMetaStore::pace_purge(size_t objects) {
+  using clock = std::chrono::steady_clock;
+  std::unique_lock<std::mutex> l(mu_);
+  if (opts_.purge_busy_rate > 0) {
+    const auto due =
+        last_purge_ + std::chrono::microseconds(objects * 1000000 / opts_.purge_busy_rate);
+    while (!stopping_ && apply_waiters_ == 0 && clock::now() - last_append_ < opts_.apply_quiet &&
+           clock::now() < due)
+      purger_cv_.wait_until(l, std::min(due, clock::now() + opts_.apply_quiet));
+  }
+  last_purge_ = clock::now();
+}
+
 Status ObjectMetaStore::purge(const std::vector<PurgeRec> &batch) {
   constexpr size_t kInFlight = 64;
   std::map<int64_t, std::vector<std::pair<std::string, Op>>> by_pool;
   auto run = [&](uint32_t pool, std::vector<std::pair<std::string, Op>> &pending) -> Status {
     size_t count = pending.size();
+    pace_purge(count);
     if (Status st = exec_parallel(std::move(pending), pool, true); !st.ok()) return st;
     pending.clear();
     std::lock_guard<std::mutex> l(mu_);

@@ -48,6 +48,10 @@ struct ObjectMetaStoreOptions {
   std::chrono::milliseconds apply_quiet{200};
   std::chrono::milliseconds apply_max_delay{2000};
   uint64_t max_batch_bytes = 1u << 20;  // journal bytes per append; x4 per apply round
+  // Data objects of deleted files removed per second while clients are
+  // busy (mds_purge_busy_rate; 0: no limit): an rm -rf should not pay for
+  // its own purge. When the journal is quiet the purger runs at full speed.
+  uint64_t purge_busy_rate = 200;
   // Purges whose PurgeRec names no pool (-1) go here.
   int64_t default_data_pool = -1;
 };
@@ -128,6 +132,10 @@ class ObjectMetaStore final : public MetaStore {
   void purger_loop();
   // Removes the data objects of `batch`'s inodes, then their purge keys.
   Status purge(const std::vector<PurgeRec> &batch);
+  // Before removing `objects` data objects: while clients are busy (the
+  // journal took an append within apply_quiet), waits so that removals
+  // keep to purge_busy_rate.
+  void pace_purge(size_t objects);
   static constexpr size_t kPurgeBatch = 256;
 
   Result<uint8_t> frag_bits(Ino dir);
@@ -166,6 +174,7 @@ class ObjectMetaStore final : public MetaStore {
   MetaStoreStats stats_;
   uint64_t applied_bytes_ = 0, appended_bytes_ = 0;
   uint64_t appends_ = 0;         // journal appends so far (the applier's "quiet" test)
+  std::chrono::steady_clock::time_point last_append_{}, last_purge_{};
   int apply_waiters_ = 0;        // in wait_applied(): the applier gathers no more
 
   // Readers of directory objects hold it shared; a split holds it alone.

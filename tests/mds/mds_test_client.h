@@ -253,12 +253,13 @@ class TestClient {
     return call(
         [&](auto r) { fill_create(r, parent, name, fsproto::FileType::DIRECTORY, mode, true); });
   }
-  ReplyView unlink(Ino parent, const std::string &name, bool dir = false) {
+  ReplyView unlink(Ino parent, const std::string &name, bool dir = false, bool closed = false) {
     return call([&](auto r) {
       auto q = r.initUnlink();
       q.setParent(parent);
       q.setName(data(name));
       q.setDirectory(dir);
+      q.setClosed(closed);
     });
   }
   ReplyView rename(Ino p, const std::string &n, Ino np, const std::string &nn, uint32_t flags = 0) {

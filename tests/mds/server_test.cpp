@@ -367,6 +367,38 @@ TEST_CASE("mds server: open files revoke writers, unlinked open files purge on c
   CHECK(f.store.purges()[0].size == 12345);
 }
 
+TEST_CASE("mds server: an unlink of a file its caller has closed purges at once", "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a"), b(*f.server, "b");
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  Ino one = a.create(kRootIno, "one").inode->ino;
+  Ino two = a.create(kRootIno, "two").inode->ino;
+  REQUIRE(a.open(one, O_RDWR, LeaseKind::FILE_WRITE).result == 0);
+  REQUIRE(a.open(two, O_RDWR, LeaseKind::FILE_WRITE).result == 0);
+  // Without the flag the lease keeps the file (in the stray directory).
+  REQUIRE(a.unlink(kRootIno, "one").result == 0);
+  f.store.flush();
+  CHECK(f.store.purges().empty());
+  // With it, the caller's own lease goes with the link.
+  REQUIRE(a.unlink(kRootIno, "two", false, true).result == 0);
+  f.store.flush();
+  REQUIRE(f.store.purges().size() == 1);
+  CHECK(f.store.purges()[0].ino == two);
+  // Another session's lease still keeps a file until it lets go.
+  Ino three = a.create(kRootIno, "three").inode->ino;
+  auto rd = b.open(three, O_RDONLY, LeaseKind::FILE_READ);
+  REQUIRE(rd.result == 0);
+  REQUIRE(rd.leases.size() == 1);
+  REQUIRE(a.unlink(kRootIno, "three", false, true).result == 0);
+  f.store.flush();
+  CHECK(f.store.purges().size() == 1);
+  b.release({{three, rd.leases[0].seq}});
+  f.store.flush();
+  REQUIRE(f.store.purges().size() == 2);
+  CHECK(f.store.purges()[1].ino == three);
+}
+
 TEST_CASE("mds server: locks across sessions, waiting locks granted on unlock", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a"), b(*f.server, "b");
