@@ -389,7 +389,8 @@ Result<RecoveredState> ObjectMetaStore::open(uint64_t incarnation) {
   {
     std::lock_guard<std::mutex> l(mu_);
     opened_ = true;
-    for (const auto &p : rs.pending_purges) to_purge_.push_back(p);
+    for (const auto &p : rs.pending_purges)
+      to_purge_.push_back(QueuedPurge{p, std::chrono::steady_clock::now()});
   }
   writer_ = std::thread([this] { writer_loop(); });
   applier_ = std::thread([this] { applier_loop(); });
@@ -580,7 +581,8 @@ void ObjectMetaStore::applier_loop() {
     for (auto it = overlay_inodes_.begin(); it != overlay_inodes_.end();)
       it = it->second.seq <= upto ? overlay_inodes_.erase(it) : std::next(it);
     for (const auto &d : batch)
-      for (const auto &p : d.update->purges) to_purge_.push_back(p);
+      for (const auto &p : d.update->purges)
+        to_purge_.push_back(QueuedPurge{p, std::chrono::steady_clock::now()});
     purger_cv_.notify_one();
     done_cv_.notify_all();
   }
@@ -739,8 +741,10 @@ void ObjectMetaStore::purger_loop() {
     // Many at once: an rm -rf queues one purge per file, and each purge
     // alone would cost a removal and an mds.fsmeta write in turn.
     std::vector<PurgeRec> batch;
+    const auto queued_at = to_purge_.front().at;
+    purge_oldest_ = queued_at;
     while (!to_purge_.empty() && batch.size() < kPurgeBatch) {
-      batch.push_back(std::move(to_purge_.front()));
+      batch.push_back(std::move(to_purge_.front().rec));
       to_purge_.pop_front();
     }
     purging_ = true;
@@ -752,7 +756,8 @@ void ObjectMetaStore::purger_loop() {
       cluster_->log().warn("mds", "store: purging " + std::to_string(batch.size()) +
                                       " inodes from " + hex16(batch.front().ino) + ": " +
                                       st.ToString());
-      for (auto &p : batch) to_purge_.push_back(std::move(p));  // kept in mds.fsmeta; retried
+      for (auto &p : batch)  // kept in mds.fsmeta; retried
+        to_purge_.push_back(QueuedPurge{std::move(p), queued_at});
       purger_cv_.wait_for(l, std::chrono::milliseconds(500), [&] { return stopping_; });
     }
     done_cv_.notify_all();
@@ -763,8 +768,11 @@ void ObjectMetaStore::pace_purge(size_t objects) {
   using clock = std::chrono::steady_clock;
   std::unique_lock<std::mutex> l(mu_);
   if (opts_.purge_busy_rate > 0) {
-    const auto due =
-        last_purge_ + std::chrono::microseconds(objects * 1000000 / opts_.purge_busy_rate);
+    // Deletes that never stop must not grow the backlog for ever: the rate
+    // doubles for every 10 s the oldest purge being run has waited.
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(clock::now() - purge_oldest_);
+    const uint64_t rate = opts_.purge_busy_rate << std::min<int64_t>(10, waited.count() / 10);
+    const auto due = last_purge_ + std::chrono::microseconds(objects * 1000000 / rate);
     while (!stopping_ && apply_waiters_ == 0 && clock::now() - last_append_ < opts_.apply_quiet &&
            clock::now() < due)
       purger_cv_.wait_until(l, std::min(due, clock::now() + opts_.apply_quiet));
@@ -815,6 +823,7 @@ Status ObjectMetaStore::wait_applied() {
   uint64_t want = submitted_seq_;
   apply_waiters_++;
   applier_cv_.notify_all();
+  purger_cv_.notify_all();  // no pacing while someone waits
   done_cv_.wait(l, [&] {
     return !failed_.ok() || stopping_ ||
            (durable_seq_ >= want && applied_seq_ >= want && to_purge_.empty() && !purging_);

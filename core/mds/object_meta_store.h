@@ -134,7 +134,7 @@ class ObjectMetaStore final : public MetaStore {
   Status purge(const std::vector<PurgeRec> &batch);
   // Before removing `objects` data objects: while clients are busy (the
   // journal took an append within apply_quiet), waits so that removals
-  // keep to purge_busy_rate.
+  // keep to purge_busy_rate (doubled for every 10 s the batch has waited).
   void pace_purge(size_t objects);
   static constexpr size_t kPurgeBatch = 256;
 
@@ -166,7 +166,12 @@ class ObjectMetaStore final : public MetaStore {
   uint64_t applied_seq_ = 0;
   std::deque<Queued> queue_;
   std::deque<Durable> to_apply_;
-  std::deque<PurgeRec> to_purge_;
+  struct QueuedPurge {
+    PurgeRec rec;
+    std::chrono::steady_clock::time_point at;  // when it was queued (pace_purge)
+  };
+  std::deque<QueuedPurge> to_purge_;
+  std::chrono::steady_clock::time_point purge_oldest_{};  // of the batch being run
   bool purging_ = false;
   std::map<std::pair<Ino, std::string>, OverlayDentry> overlay_dentries_;
   std::map<Ino, OverlayInode> overlay_inodes_;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/cluster_client.h"
@@ -357,6 +358,81 @@ TEST_CASE("mds store: a purge removes the file's data objects", "[mds][store]") 
   REQUIRE(rs.ok());
   CHECK(rs->pending_purges.empty());
   s2.close();
+  c->shutdown();
+}
+
+TEST_CASE("mds store: a steady stream of creates reaches the objects in few rounds", "[mds][store]") {
+  ProcessCluster &pc = shared_cluster();
+  REQUIRE_CLUSTER(pc);
+  auto c = connect(pc);
+  uint32_t pool = make_pool(pc, *c, "mds_rounds");
+  ObjectMetaStoreOptions o;
+  o.apply_quiet = std::chrono::seconds(1);  // a slow machine's gaps are no pause
+  o.apply_max_delay = std::chrono::seconds(30);
+  ObjectMetaStore s(c, pool, o);
+  REQUIRE(s.open(1).ok());
+  const uint64_t before = s.stats().apply_writes;
+  // 300 creates over ~1.5 s, each in its own journal entry. Applied every
+  // 20 ms, as before, each round would write the directory and one
+  // back-pointer shard per create (hundreds of writes); gathered, one
+  // round writes the directory and the 64 shards once.
+  for (int i = 0; i < 300; ++i) {
+    s.submit(create(kRootIno, name_of(i), kFirstUserIno + i), nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(s.wait_applied().ok());
+  CHECK(s.stats().apply_writes - before <= 2 * (64 + 2));
+  for (int i : {0, 150, 299}) {
+    auto d = s.lookup(kRootIno, name_of(i));
+    REQUIRE(d.ok());
+    REQUIRE(*d);
+  }
+  s.close();
+  ObjectMetaStore s2(c, pool);
+  REQUIRE(s2.open(2).ok());
+  auto d = s2.lookup(kRootIno, name_of(299));
+  REQUIRE(d.ok());
+  CHECK(*d);
+  s2.close();
+  c->shutdown();
+}
+
+TEST_CASE("mds store: while the journal is busy purges keep to the busy rate, then finish",
+          "[mds][store]") {
+  ProcessCluster &pc = shared_cluster();
+  REQUIRE_CLUSTER(pc);
+  auto c = connect(pc);
+  uint32_t pool = make_pool(pc, *c, "mds_pace_meta");
+  uint32_t data = make_pool(pc, *c, "mds_pace_data");
+  ObjectMetaStoreOptions o;
+  o.purge_busy_rate = 64;  // a round of 64 removals a second
+  o.apply_quiet = std::chrono::seconds(1);  // "busy" survives a slow machine
+  o.apply_max_delay = std::chrono::milliseconds(50);
+  ObjectMetaStore s(c, pool, o);
+  REQUIRE(s.open(1).ok());
+  constexpr int kFiles = 256;
+  MetaUpdate u;
+  for (int i = 0; i < kFiles; ++i)
+    u.purges.push_back(PurgeRec{Ino(0xd000 + i), 100, static_cast<int64_t>(data), 4096});
+  REQUIRE(submit_sync(s, u).ok());
+  // A client keeps the journal busy.
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    for (int i = 0; !stop; ++i) {
+      s.submit(create(kRootIno, name_of(i), kFirstUserIno + i), nullptr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Unpaced, 256 removals take a fraction of a second; paced, a round of
+  // 64 goes each second.
+  CHECK(s.stats().purged_objects < kFiles);
+  stop = true;
+  busy.join();
+  // wait_applied does not wait for the pace.
+  REQUIRE(s.wait_applied().ok());
+  CHECK(s.stats().purged_objects == kFiles);
+  s.close();
   c->shutdown();
 }
 
