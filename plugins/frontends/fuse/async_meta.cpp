@@ -190,16 +190,20 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
 // data objects removed.
 bool Filesystem::give_up_file_lease(uint64_t ino) {
   FileLayout layout;
+  layout.ino = ino;
   {
     std::lock_guard<std::mutex> r(report_mu_);
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(ino);
-    if (it == open_.end()) return true;  // no lease held here
-    if (it->second.openers > 0 || it->second.dirty) return false;
-    layout = it->second.layout;
+    if (it != open_.end()) {
+      if (it->second.openers > 0 || it->second.dirty) return false;
+      layout = it->second.layout;
+    }
   }
   // Anything still being written out must land before the MDS removes the
-  // objects (it would bring one back). Usually nothing is left: at once.
+  // objects (it would bring one back), also when the kernel forgot the
+  // inode (its OpenFile went) while its close's write-out still runs.
+  // Usually nothing is left: at once.
   if (data_ && data_->flush(layout) < 0) return false;
   std::lock_guard<std::mutex> l(open_mu_);
   auto it = open_.find(ino);
