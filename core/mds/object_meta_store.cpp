@@ -543,7 +543,8 @@ void ObjectMetaStore::applier_loop() {
     auto quiet_since = oldest;
     while (!stopping_ && apply_waiters_ == 0) {
       const uint64_t appends = appends_;
-      applier_cv_.wait_for(l, opts_.apply_interval, [&] { return stopping_ || apply_waiters_ > 0; });
+      applier_cv_.wait_for(l, opts_.apply_interval,
+                           [&] { return stopping_ || apply_waiters_ > 0; });
       auto now = std::chrono::steady_clock::now();
       if (appends_ != appends) quiet_since = now;
       if (now - quiet_since >= opts_.apply_quiet) break;
@@ -770,7 +771,8 @@ void ObjectMetaStore::pace_purge(size_t objects) {
   if (opts_.purge_busy_rate > 0) {
     // Deletes that never stop must not grow the backlog for ever: the rate
     // doubles for every 10 s the oldest purge being run has waited.
-    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(clock::now() - purge_oldest_);
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::seconds>(clock::now() - purge_oldest_);
     const uint64_t rate = opts_.purge_busy_rate << std::min<int64_t>(10, waited.count() / 10);
     const auto due = last_purge_ + std::chrono::microseconds(objects * 1000000 / rate);
     while (!stopping_ && apply_waiters_ == 0 && clock::now() - last_append_ < opts_.apply_quiet &&

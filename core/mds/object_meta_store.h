@@ -178,9 +178,9 @@ class ObjectMetaStore final : public MetaStore {
   std::map<Ino, uint8_t> bits_cache_;
   MetaStoreStats stats_;
   uint64_t applied_bytes_ = 0, appended_bytes_ = 0;
-  uint64_t appends_ = 0;         // journal appends so far (the applier's "quiet" test)
+  uint64_t appends_ = 0;  // journal appends so far (the applier's "quiet" test)
   std::chrono::steady_clock::time_point last_append_{}, last_purge_{};
-  int apply_waiters_ = 0;        // in wait_applied(): the applier gathers no more
+  int apply_waiters_ = 0;  // in wait_applied(): the applier gathers no more
 
   // Readers of directory objects hold it shared; a split holds it alone.
   std::shared_mutex split_mu_;

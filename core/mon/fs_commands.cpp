@@ -243,9 +243,10 @@ CommandReply cmd_fs_status(const CommandRequest &req, const CommandState &st) {
                 std::to_string(x.leases) + " leases, cache " + std::to_string(x.cache_bytes) + "/" +
                 std::to_string(x.cache_limit_bytes) + " bytes, " + std::to_string(x.inodes) +
                 " inodes, journal " + std::to_string(x.journal_bytes) + " bytes\n" +
-                "    since start: " + std::to_string(x.requests) + " requests, object writes: " +
-                std::to_string(x.journal_writes) + " journal, " + std::to_string(x.apply_writes) +
-                " apply, " + std::to_string(x.purged_objects) + " purged data objects\n";
+                "    since start: " + std::to_string(x.requests) +
+                " requests, object writes: " + std::to_string(x.journal_writes) + " journal, " +
+                std::to_string(x.apply_writes) + " apply, " + std::to_string(x.purged_objects) +
+                " purged data objects\n";
       }
     }
     fss.push(std::move(j));

@@ -35,7 +35,7 @@ int mds_writer_main(const std::vector<std::string> &args) {
   auto c = client::ClusterClient::create(ca);
   if (!c.ok() || !(*c)->connect(std::chrono::seconds(30)).ok()) return 3;
   ObjectMetaStoreOptions o;
-  o.journal_segment_bytes = 16 << 10;  // rolls segments often
+  o.journal_segment_bytes = 16 << 10;               // rolls segments often
   o.apply_interval = std::chrono::milliseconds(2);  // applies often: crashes land mid-apply
   o.apply_quiet = std::chrono::milliseconds(2);
   o.apply_max_delay = std::chrono::milliseconds(10);

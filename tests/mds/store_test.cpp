@@ -361,7 +361,8 @@ TEST_CASE("mds store: a purge removes the file's data objects", "[mds][store]") 
   c->shutdown();
 }
 
-TEST_CASE("mds store: a steady stream of creates reaches the objects in few rounds", "[mds][store]") {
+TEST_CASE("mds store: a steady stream of creates reaches the objects in few rounds",
+          "[mds][store]") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
   auto c = connect(pc);
@@ -405,7 +406,7 @@ TEST_CASE("mds store: while the journal is busy purges keep to the busy rate, th
   uint32_t pool = make_pool(pc, *c, "mds_pace_meta");
   uint32_t data = make_pool(pc, *c, "mds_pace_data");
   ObjectMetaStoreOptions o;
-  o.purge_busy_rate = 64;  // a round of 64 removals a second
+  o.purge_busy_rate = 64;                   // a round of 64 removals a second
   o.apply_quiet = std::chrono::seconds(1);  // "busy" survives a slow machine
   o.apply_max_delay = std::chrono::milliseconds(50);
   ObjectMetaStore s(c, pool, o);
