@@ -219,7 +219,12 @@ class Checker {
         problem("ino_mismatch", oid,
                 "dentry '" + name + "' names ino " + hex16(d->ino) + ", its inode says " +
                     hex16(d->inode->ino));
-      known_data_.insert(d->ino);
+      // An inline file's bytes are in its inode: an object of it is stale
+      // (a client died turning it into a file in objects).
+      if (d->inode->data_inline)
+        inline_files_.insert(d->ino);
+      else
+        known_data_.insert(d->ino);
       if (d->type == FileType::kDirectory)
         children.emplace_back(std::move(*d), Place{dir, name});
       else
@@ -341,8 +346,12 @@ class Checker {
         if (Status st = remove(data_, oid); !st.ok()) return st;
         fixed = true;
       }
-      problem("orphan_data", oid, ino ? "no inode " + hex16(*ino) : "not a file data object",
-              fixed);
+      if (ino && inline_files_.count(*ino))
+        problem("stale_data", oid,
+                "inode " + hex16(*ino) + " keeps its data inline: the object is left over", fixed);
+      else
+        problem("orphan_data", oid, ino ? "no inode " + hex16(*ino) : "not a file data object",
+                fixed);
     }
     return Status::OK();
   }
@@ -356,6 +365,7 @@ class Checker {
   std::set<Ino> reached_dirs_;
   std::map<Ino, uint32_t> remote_names_;
   std::set<Ino> known_data_;
+  std::set<Ino> inline_files_;
 };
 
 }  // namespace

@@ -62,6 +62,7 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
               {"mds_lease_ms", &cfg.lease_ms},
               {"mds_delegate_inos", &cfg.delegate_inos},
               {"fs_max_file_size", &cfg.max_file_size},
+              {"mds_inline_data_max", &cfg.inline_max},
               {"mds_journal_segment_bytes", &cfg.store.journal_segment_bytes},
               {"mds_dir_split_entries", &cfg.store.dir_split_entries},
               {"mds_apply_max_delay_ms", &cfg.store.apply_max_delay_ms},
@@ -72,6 +73,11 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
     *n.out = *v;
   }
   if (cfg.beacon_interval_ms == 0) cfg.beacon_interval_ms = 500;
+  if (cfg.inline_max > kInlineDataHardMax)
+    return Status::Error(EINVAL, "mds_inline_data_max: at most " +
+                                     std::to_string(kInlineDataHardMax) + " bytes, not " +
+                                     std::to_string(cfg.inline_max))
+        .Context(e);
   return cfg;
 }
 
@@ -233,6 +239,7 @@ Status MdsDaemon::take_over(const cluster::FsInfo &fs, uint64_t incarnation) {
   o.lease_ms = cfg_.lease_ms;
   o.cache_limit_bytes = cfg_.cache_limit;
   o.max_file_size = cfg_.max_file_size;
+  o.inline_max = cfg_.inline_max;
   o.delegate_inos = cfg_.delegate_inos;
   data_pool_ = fs.data_pool;
   refresh_usage();

@@ -224,8 +224,40 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
     strays_.insert(in.ino);
     return;
   }
-  if (in.type == FileType::kRegular)
+  // An inline file has no data objects to purge (a stale one a crashed
+  // client left is `fs check`'s to find).
+  if (in.type == FileType::kRegular && !in.data_inline)
     u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
+}
+
+std::pair<int, std::string> MdsServer::apply_data_attrs(InodeRec &in, fsproto::SetAttr::Reader a,
+                                                        bool session_inline) const {
+  const uint32_t mask = a.getMask();
+  const std::string what = "inode " + std::to_string(in.ino);
+  if (mask & fsproto::SetAttr::MASK_INLINE) {
+    if (in.type != FileType::kRegular) return {EINVAL, what + ": inline data of a non-file"};
+    if (!a.getDataInline()) {
+      in.data_inline = false;
+      in.inline_data.clear();
+      return {0, ""};
+    }
+    if (!in.data_inline)
+      return {EINVAL, what + ": its data is in objects; it cannot become inline again"};
+    auto d = a.getInlineData();
+    if (d.size() > kInlineDataHardMax)
+      return {EFBIG, what + ": " + std::to_string(d.size()) + " bytes of inline data (at most " +
+                         std::to_string(kInlineDataHardMax) + ")"};
+    in.inline_data.assign(reinterpret_cast<const char *>(d.begin()), d.size());
+  } else if ((mask & fsproto::SetAttr::MASK_SIZE) && in.data_inline && !session_inline) {
+    // A client that knows nothing of inline data would put the file's
+    // bytes in objects nobody reads: only an empty file may go over.
+    if (!in.inline_data.empty())
+      return {EOPNOTSUPP, what + ": its data is inline and this client does not support that"};
+    in.data_inline = false;
+  }
+  // Bytes past the end are gone (a truncate down, then up, reads zeros).
+  if (in.data_inline && in.inline_data.size() > in.size) in.inline_data.resize(in.size);
+  return {0, ""};
 }
 
 void MdsServer::maybe_purge_stray(Ino ino) {
@@ -235,7 +267,7 @@ void MdsServer::maybe_purge_stray(Ino ino) {
   MetaUpdate u;
   remove_dentry(u, kStrayIno, hex16(ino));
   where_.erase(ino);
-  if (d.ok() && *d && (*d)->inode) {
+  if (d.ok() && *d && (*d)->inode && !(*d)->inode->data_inline) {
     const InodeRec &in = *(*d)->inode;
     u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
   }
@@ -410,6 +442,8 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (mask & fsproto::SetAttr::MASK_ATIME_NOW) in.atime = now;
       if (mask & fsproto::SetAttr::MASK_MTIME_NOW) in.mtime = now;
       if (mask & fsproto::SetAttr::MASK_BLOCKS) in.blocks = a.getBlocks();
+      if (auto e = apply_data_attrs(in, a, s.inline_data); e.first != 0)
+        return o.fail(e.first, e.second), true;
       in.ctime = (mask & fsproto::SetAttr::MASK_CTIME) ? time_from_proto(a.getCtime()) : now;
       in.version++;
       put_inode(o.update, l);
@@ -482,6 +516,9 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto layout = q.getLayout();
       in.object_size = layout.getObjectSize() ? layout.getObjectSize() : 4u << 20;
       in.data_pool = opts_.data_pool;
+      // Empty, so trivially inline: its bytes reach the MDS with its size
+      // report while small, and no data object is ever made for it.
+      in.data_inline = type == FileType::kRegular && s.inline_data && q.getDataInline();
       in.version = 1;
       if (!chosen) o.update.ino_next = ino_next_;
       DentryRec d;
@@ -801,6 +838,10 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         o.inode = l.inode;
         return true;
       }
+      if (l.inode.data_inline && !s.inline_data)
+        return o.fail(EOPNOTSUPP, "inode " + std::to_string(l.inode.ino) +
+                                      ": its data is inline and this client does not support that"),
+               true;
       uint32_t mask = kind == kFileWrite ? kFileLeases : (1u << kFileWrite);
       if (!clear_conflicts(sid, l.inode.ino, mask)) return false;
       if (kind == kFileWrite && !before_file_write(l)) return false;

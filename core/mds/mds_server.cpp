@@ -4,6 +4,7 @@
 
 #include <capnp/message.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -345,6 +346,9 @@ void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
         s.link = link;
         by_link_[link.get()] = id;
         s.async = h.getSupportsAsync();
+        s.inline_data = h.getSupportsInline();
+        if (s.inline_data)
+          w.setInlineMax(static_cast<uint32_t>(std::min(opts_.inline_max, kInlineDataHardMax)));
         // The session's record, with a fresh range for an asynchronous
         // client (it drops whatever range it had when it gets a Welcome).
         MetaUpdate u;
@@ -439,6 +443,13 @@ void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
       uint32_t mask = a.getMask();
       Loaded cur = *l;
       if (mask & fsproto::SetAttr::MASK_SIZE) cur.inode.size = a.getSize();
+      // Checked as in a setattr; a bad one is dropped (the release still
+      // goes through: the holder gives the lease up either way).
+      if (auto e = apply_data_attrs(cur.inode, a, s->inline_data); e.first != 0) {
+        log_.warn("mds", "release of inode " + std::to_string(cur.inode.ino) + " from session " +
+                             std::to_string(sid) + ": " + e.second);
+        continue;
+      }
       if (mask & fsproto::SetAttr::MASK_MTIME) cur.inode.mtime = time_from_proto(a.getMtime());
       if (mask & fsproto::SetAttr::MASK_CTIME) cur.inode.ctime = time_from_proto(a.getCtime());
       if (mask & fsproto::SetAttr::MASK_ATIME) cur.inode.atime = time_from_proto(a.getAtime());

@@ -60,6 +60,12 @@ struct MdsServerOptions {
   // Welcome, then refilled in replies): enough for a burst of creates
   // without a round trip, few enough that a dead client wastes little.
   uint64_t delegate_inos = 1024;
+  // Files up to this size are kept inline (docs/FILESYSTEM.md, "Inline
+  // data"): sessions that support it are told so in their Welcome (and
+  // then ask for their new files to start inline). 0: no new inline
+  // files (inline data already there is still served). At most
+  // kInlineDataHardMax.
+  uint64_t inline_max = 4096;
   std::chrono::milliseconds tick_interval{20};
   // Cluster usage for statfs; empty: zeros.
   std::function<StatfsFigures()> statfs;
@@ -129,6 +135,7 @@ class MdsServer {
     std::vector<std::pair<uint64_t, uint64_t>> fsyncs;  // (fsync tid, wait below)
     size_t queued = 0;                                  // requests of it waiting in pending_
     bool async = false;                                 // its last Hello said supportsAsync
+    bool inline_data = false;  // its last Hello said supportsInline
     // Ranges given to it, oldest first (a few: a late or replayed create may
     // still use an older one); the newest is the one its SessionRec names.
     std::deque<InoSpan> ranges;
@@ -228,6 +235,11 @@ class MdsServer {
   bool dir_empty(Ino dir);
   void drop_link(MetaUpdate &u, Loaded &victim, Time now);
   void maybe_purge_stray(Ino ino);
+  // A setattr's or release's effect on where a file's data is (maskInline,
+  // and a size change of an inline file), applied to `in` after its new
+  // size: {0, ""} or {errno, why} with `in` partly changed (drop it).
+  std::pair<int, std::string> apply_data_attrs(InodeRec &in, fsproto::SetAttr::Reader a,
+                                               bool session_inline) const;
 
   // Leases.
   bool clear_conflicts(uint64_t session, Ino ino, uint32_t kinds_mask);

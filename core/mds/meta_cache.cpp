@@ -5,7 +5,7 @@ namespace strata::mds {
 uint64_t MetaCache::size_of(const DentryRec &d) {
   uint64_t n = sizeof(Item) + sizeof(Key) + 2 * d.name.size() + 64;
   if (d.inode) {
-    n += sizeof(InodeRec) + d.inode->symlink_target.size();
+    n += sizeof(InodeRec) + d.inode->symlink_target.size() + d.inode->inline_data.size();
     for (const auto &[k, v] : d.inode->xattrs) n += k.size() + v.size() + 48;
   }
   return n;

@@ -52,8 +52,16 @@ struct InodeRec {
   int64_t data_pool = -1;
   uint64_t version = 0;
   std::map<std::string, std::string> xattrs;
+  // Inline data (fs.capnp Inode.dataInline): the file's bytes are
+  // inline_data, then zeros up to size; its data objects do not matter.
+  bool data_inline = false;
+  std::string inline_data;
   bool operator==(const InodeRec &) const = default;
 };
+
+// The most inline data an inode may carry, whatever mds_inline_data_max
+// says (a dentry is one omap value; a readdir page carries many).
+inline constexpr uint64_t kInlineDataHardMax = 64u << 10;
 
 // One name in a directory. A primary dentry holds its inode inline; a
 // remote one (hard links) names an inode kept in the inode table (i.<ino>).

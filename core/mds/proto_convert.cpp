@@ -35,6 +35,10 @@ void inode_to_proto(const InodeRec &in, fsproto::Inode::Builder out) {
     xs[i].setValue(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(v.data()), v.size()));
     ++i;
   }
+  out.setDataInline(in.data_inline);
+  if (!in.inline_data.empty())
+    out.setInlineData(capnp::Data::Reader(
+        reinterpret_cast<const capnp::byte *>(in.inline_data.data()), in.inline_data.size()));
 }
 
 InodeRec inode_from_proto(fsproto::Inode::Reader in) {
@@ -60,6 +64,9 @@ InodeRec inode_from_proto(fsproto::Inode::Reader in) {
     auto v = x.getValue();
     r.xattrs[x.getName()] = std::string(reinterpret_cast<const char *>(v.begin()), v.size());
   }
+  r.data_inline = in.getDataInline();
+  auto d = in.getInlineData();
+  r.inline_data.assign(reinterpret_cast<const char *>(d.begin()), d.size());
   return r;
 }
 

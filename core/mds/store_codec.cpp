@@ -80,6 +80,8 @@ void fill_inode(disk::Inode::Builder b, const InodeRec &in) {
     xs[i].setValue(data_of(v));
     ++i;
   }
+  b.setDataInline(in.data_inline);
+  if (!in.inline_data.empty()) b.setInlineData(data_of(in.inline_data));
 }
 
 Result<InodeRec> read_inode(disk::Inode::Reader r, const std::string &what) {
@@ -104,6 +106,11 @@ Result<InodeRec> read_inode(disk::Inode::Reader r, const std::string &what) {
   in.data_pool = r.getDataPool();
   in.version = r.getVersion();
   for (auto x : r.getXattrs()) in.xattrs[str_of(x.getName())] = str_of(x.getValue());
+  in.data_inline = r.getDataInline();
+  in.inline_data = str_of(r.getInlineData());
+  if (in.inline_data.size() > kInlineDataHardMax)
+    return Status::Error(EIO, "corrupt " + what + ": " + std::to_string(in.inline_data.size()) +
+                                  " bytes of inline data");
   return in;
 }
 

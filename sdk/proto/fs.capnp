@@ -74,6 +74,12 @@ struct Inode {
   version @14 :UInt64;        # bumped by every change the MDS applies
   xattrs @15 :List(Xattr);    # user.*, security.*, trusted.* (small; the MDS caps the total)
   blocks @16 :UInt64;         # 512-byte blocks, as the client last reported (st_blocks)
+  # Inline data (docs/FILESYSTEM.md, "Inline data"): when set, the file's
+  # bytes are inlineData followed by zeros up to `size`, and no data
+  # object of it matters (a fresh file of a client that supportsInline
+  # starts so, empty). Clear: the data objects hold the file.
+  dataInline @17 :Bool;
+  inlineData @18 :Data;
 }
 
 struct Xattr {
@@ -124,6 +130,10 @@ struct Hello {
   mountRoot @2 :Text;         # "/" or a subdirectory the client mounts
   fsName @3 :Text;
   supportsAsync @4 :Bool;
+  # The client reads and writes inline data (Inode.dataInline): its new
+  # files start inline. A session without it gets -EOPNOTSUPP opening
+  # or truncating an inline file.
+  supportsInline @5 :Bool;
 }
 
 struct InoRange {
@@ -146,6 +156,10 @@ struct Welcome {
   # The last request id of this session the MDS has committed: on resume,
   # the client replays every unsafe request after it, in order.
   committedTid @11 :UInt64;
+  # Files up to this many bytes should be kept inline (0: none; set only
+  # for a session that supportsInline). The MDS takes inline data up to
+  # 64 KiB whatever this says (another MDS may have said more).
+  inlineMax @12 :UInt32;
 }
 
 # ---------------------------------------------------------------------------
@@ -163,6 +177,12 @@ struct SetAttr {
   const maskMtimeNow :UInt32 = 128;
   const maskCtime :UInt32 = 256;
   const maskBlocks :UInt32 = 512;
+  # Where the file's data is, from its fileWrite holder: inline
+  # (dataInline, inlineData: the bytes, at most 64 KiB) or in its data
+  # objects (dataInline false: sent only after the client wrote every
+  # byte to them). A file whose data is in objects never becomes inline
+  # again (-EINVAL): the MDS would lose track of its objects.
+  const maskInline :UInt32 = 1024;
   mask @0 :UInt32;
   mode @1 :UInt32;
   uid @2 :UInt32;
@@ -172,6 +192,8 @@ struct SetAttr {
   mtime @6 :Timespec;
   ctime @7 :Timespec;
   blocks @8 :UInt64;
+  dataInline @9 :Bool;
+  inlineData @10 :Data;
 }
 
 struct Caller {
@@ -258,6 +280,8 @@ struct Create {
   layout @8 :Layout;          # objectSize 0: the directory's/fs default
   wantLease @9 :LeaseKind;    # e.g. fileWrite for a create-and-open
   umask @10 :UInt32;
+  dataInline @11 :Bool;       # a regular file starts inline (empty): the client keeps it so
+                              # while small (Welcome.inlineMax); ignored without supportsInline
 }
 struct Link {
   ino @0 :UInt64;

@@ -243,6 +243,40 @@ def check_truncate_sparse(d):
     expect_errno(errno.EINVAL, os.truncate, path, -1)
 
 
+def check_small_files_grow(d):
+    """Small files (Strata keeps them inline, in their inode) growing past
+    that, shrinking, and rewritten, read back at each step."""
+    a = os.path.join(d, "a")
+    head = os.urandom(100)
+    write_file(a, head)
+    check(read_file(a) == head, "a small file")
+    tail = os.urandom(5 << 20)
+    with open(a, "ab") as f:
+        f.write(tail)
+    check(read_file(a) == head + tail, "a small file appended to past 5 MiB")
+    os.truncate(a, 50)
+    check(read_file(a) == head[:50], "a grown file cut small again")
+    b = os.path.join(d, "b")
+    fd = os.open(b, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, b"abc")
+        os.fsync(fd)
+        os.pwrite(fd, b"Z" * 10, 4090)  # across 4 KiB
+        want = b"abc" + bytes(4087) + b"Z" * 10
+        check(os.pread(fd, 8192, 0) == want, "a small file written past 4 KiB, before close")
+        os.ftruncate(fd, 2)
+        check(os.pread(fd, 100, 0) == b"ab", "ftruncate of an open small file")
+    finally:
+        os.close(fd)
+    check(read_file(b) == b"ab", "after close")
+    write_file(b, b"short")
+    check(read_file(b) == b"short", "rewritten with O_TRUNC")
+    empty = os.path.join(d, "empty")
+    write_file(empty, b"")
+    os.truncate(empty, 3000)
+    check(read_file(empty) == bytes(3000), "an empty file grown by truncate reads zeros")
+
+
 def check_attributes(d):
     path = os.path.join(d, "f")
     write_file(path, b"x")

@@ -1,7 +1,7 @@
 // FileData against a real cluster (`strata up`, one OSD, kv backend):
 // random writes/reads/truncates/zeros agree with an in-memory model file,
 // and what was flushed reads back through a fresh instance; holes, object
-// removal by truncate, read-ahead, and a full pool.
+// removal by truncate, inline files, read-ahead, and a full pool.
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <random>
@@ -15,6 +15,7 @@ using namespace datatest;
 using strata::fuse::FileData;
 using strata::fuse::FileDataOptions;
 using strata::fuse::FileLayout;
+using strata::fuse::InlineOutcome;
 using strata::testing::ProcessCluster;
 
 namespace {
@@ -182,6 +183,72 @@ TEST_CASE("data: holes read as zeros and truncate removes the objects past the s
   std::fill(zeroed.begin() + kObj / 2, zeroed.begin() + kObj / 2 + 2 * kObj, '\0');
   fresh->invalidate(f.ino);
   CHECK(first_difference(read_all(*fresh, f, full.size()), zeroed) == -1);
+  fd.reset();
+  fresh.reset();
+  close_pool(p);
+}
+
+TEST_CASE("data: an inline file changes without objects until it outgrows being inline",
+          "[fuse][data]") {
+  ProcessCluster &c = shared_cluster();
+  REQUIRE_CLUSTER(c);
+  Pool p = make_pool(c, "data-inline");
+  auto fd = make_file_data(p, small_buffers());
+  FileLayout f = layout_of(p, 0x2001);
+  f.inline_data = std::make_shared<const std::string>("hello");
+  // Its bytes, then zeros up to the size.
+  std::string expect = "hello";
+  expect.resize(100, '\0');
+  CHECK(read_all(*fd, f, 100) == expect);
+  // Writes, a truncate and a zeroed range change it in memory only; a
+  // flush leaves its bytes for settle_inline.
+  REQUIRE(fd->write(f, 3, "LOWORLD", 7) == 7);
+  REQUIRE(fd->truncate(f, 100, 8) == 0);
+  REQUIRE(fd->zero(f, 1, 2) == 0);
+  const std::string model("h\0\0LOWOR", 8);
+  CHECK(read_all(*fd, f, 8) == model);
+  REQUIRE(fd->flush(f) == 0);
+  CHECK_FALSE(object_exists(p, f.ino, 0));
+  CHECK(fd->allocated_blocks(f, 8) == 1);
+  std::string bytes;
+  REQUIRE(fd->settle_inline(f, 8, 4096, &bytes) == InlineOutcome::kInline);
+  CHECK(bytes == model);
+  CHECK(fd->settle_inline(f, 8, 4096, &bytes) == InlineOutcome::kUnchanged);
+  // Zeros at the end are not kept (they read the same).
+  REQUIRE(fd->write(f, 8, "\0\0\0", 3) == 3);
+  REQUIRE(fd->settle_inline(f, 11, 4096, &bytes) == InlineOutcome::kInline);
+  CHECK(bytes == model);
+
+  // Past the limit: into objects, which then hold every byte.
+  const std::string more = pattern(10000, 5);
+  REQUIRE(fd->write(f, 11, more.data(), more.size()) == int64_t(more.size()));
+  const uint64_t size = 11 + more.size();
+  REQUIRE(fd->settle_inline(f, size, 4096, &bytes) == InlineOutcome::kObjects);
+  REQUIRE(fd->flush(f) == 0);
+  CHECK(fd->settle_inline(f, size, 4096, &bytes) == InlineOutcome::kUnchanged);
+  CHECK(object_exists(p, f.ino, 0));
+  std::string whole = model + std::string(3, '\0') + more;
+  auto fresh = make_file_data(p);
+  CHECK(first_difference(read_all(*fresh, layout_of(p, f.ino), size), whole) == -1);
+  CHECK(first_difference(read_all(*fd, f, size), whole) == -1);
+
+  // Outgrowing the write-back buffer moves a file to objects by itself.
+  FileLayout g = layout_of(p, 0x2002);
+  g.inline_data = std::make_shared<const std::string>("x");
+  const std::string huge = pattern(400u << 10, 6);
+  REQUIRE(fd->write(g, 1, huge.data(), huge.size()) == int64_t(huge.size()));
+  REQUIRE(fd->flush(g) == 0);
+  REQUIRE(fd->settle_inline(g, 1 + huge.size(), 4096, &bytes) == InlineOutcome::kObjects);
+  CHECK(first_difference(read_all(*fresh, layout_of(p, g.ino), 1 + huge.size()), "x" + huge) ==
+        -1);
+
+  // After an invalidation (a revoke) the next caller's bytes count.
+  FileLayout h = layout_of(p, 0x2003);
+  h.inline_data = std::make_shared<const std::string>("one");
+  CHECK(read_all(*fd, h, 3) == "one");
+  fd->invalidate(h.ino);
+  h.inline_data = std::make_shared<const std::string>("two");
+  CHECK(read_all(*fd, h, 3) == "two");
   fd.reset();
   fresh.reset();
   close_pool(p);

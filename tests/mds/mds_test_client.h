@@ -133,6 +133,7 @@ class TestClient {
   Inbox &inbox() { return *link_; }
   uint64_t session() const { return session_; }
   uint32_t uid = 0, gid = 0;
+  bool supports_inline = false;  // said in the next hello()
 
   using Fill = std::function<void(fsproto::Request::Builder)>;
 
@@ -145,6 +146,7 @@ class TestClient {
     h.setSessionId(resume);
     h.setMountRoot("/");
     h.setSupportsAsync(async);
+    h.setSupportsInline(supports_inline);
     srv_.handle(link_, msg::make_message(fsproto::MSG_HELLO, b));
     auto m =
         link_->take([](const msg::Message &x) { return x.type == fsproto::MSG_WELCOME; }, kWait);
@@ -156,6 +158,7 @@ class TestClient {
       session_ = w.getSessionId();
       committed = w.getCommittedTid();
       delegated_ = {w.getDelegated().getFirst(), w.getDelegated().getCount()};
+      inline_max_ = w.getInlineMax();
       return Status::OK();
     });
     return {err, committed};
@@ -163,6 +166,7 @@ class TestClient {
 
   // The Welcome's range: (first, count); count 0: none.
   std::pair<Ino, uint64_t> delegated() const { return delegated_; }
+  uint32_t inline_max() const { return inline_max_; }
 
   // Sends one Batch of requests; returns their tids (`tids`: replay these).
   std::vector<uint64_t> batch(const std::vector<Fill> &fills,
@@ -248,6 +252,33 @@ class TestClient {
   ReplyView create(Ino parent, const std::string &name, bool excl = true, uint32_t mode = 0644) {
     return call(
         [&](auto r) { fill_create(r, parent, name, fsproto::FileType::REGULAR, mode, excl); });
+  }
+  ReplyView create_inline(Ino parent, const std::string &name) {
+    return call([&](auto r) {
+      fill_create(r, parent, name, fsproto::FileType::REGULAR, 0644, true);
+      r.getCreate().setDataInline(true);
+    });
+  }
+  // A fileWrite holder's size report, saying where the data is: these
+  // inline bytes, or (nullopt) its data objects.
+  ReplyView report_data(Ino ino, uint64_t size, const std::optional<std::string> &bytes) {
+    return call([&](auto r) {
+      auto q = r.initSetattr();
+      q.setIno(ino);
+      auto a = q.initAttr();
+      a.setMask(fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_INLINE);
+      a.setSize(size);
+      a.setDataInline(bytes.has_value());
+      if (bytes) a.setInlineData(data(*bytes));
+    });
+  }
+  ReplyView truncate(Ino ino, uint64_t size) {
+    return call([&](auto r) {
+      auto q = r.initSetattr();
+      q.setIno(ino);
+      q.initAttr().setMask(fsproto::SetAttr::MASK_SIZE);
+      q.getAttr().setSize(size);
+    });
   }
   ReplyView mkdir(Ino parent, const std::string &name, uint32_t mode = 0755) {
     return call(
@@ -403,6 +434,7 @@ class TestClient {
   uint64_t session_ = 0;
   uint64_t tid_ = 0;
   std::pair<Ino, uint64_t> delegated_{0, 0};
+  uint32_t inline_max_ = 0;
 };
 
 }  // namespace strata::mds::test

@@ -399,6 +399,77 @@ TEST_CASE("mds server: an unlink of a file its caller has closed purges at once"
   CHECK(f.store.purges()[1].ino == three);
 }
 
+TEST_CASE("mds server: inline data starts with the create, follows size reports, never returns",
+          "[mds]") {
+  // mds_inline_data_max: the default, 4096. Short leases: `legacy`'s
+  // reads wait for a's fileWrite, which a (a test client) never releases.
+  Fixture f(short_leases(300));
+  TestClient a(*f.server, "a"), legacy(*f.server, "legacy");
+  a.supports_inline = true;
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(legacy.hello().first == 0);
+  CHECK(a.inline_max() == 4096);
+  CHECK(legacy.inline_max() == 0);
+
+  auto c = a.create_inline(kRootIno, "small");
+  REQUIRE(c.result == 0);
+  REQUIRE(c.inode->data_inline);
+  CHECK(c.inode->inline_data.empty());
+  const Ino small = c.inode->ino;
+  // Asked for by a session that does not support it: in objects.
+  auto lc = legacy.create_inline(kRootIno, "legacy");
+  REQUIRE(lc.result == 0);
+  CHECK_FALSE(lc.inode->data_inline);
+  // Not asked for: in objects too.
+  CHECK_FALSE(a.create(kRootIno, "plain").inode->data_inline);
+
+  REQUIRE(a.open(small, O_RDWR, LeaseKind::FILE_WRITE).result == 0);
+  auto r = a.report_data(small, 11, std::string("hello world"));
+  REQUIRE(r.result == 0);
+  CHECK(r.inode->inline_data == "hello world");
+  CHECK(r.inode->size == 11);
+  auto l = a.lookup(kRootIno, "small");
+  REQUIRE(l.result == 0);
+  CHECK(l.inode->inline_data == "hello world");
+  // A truncate cuts the bytes; growing again reads zeros after them.
+  CHECK(a.truncate(small, 5).inode->inline_data == "hello");
+  auto up = a.truncate(small, 100);
+  CHECK(up.inode->inline_data == "hello");
+  CHECK(up.inode->size == 100);
+  // Bytes past the size are not kept.
+  CHECK(a.report_data(small, 3, std::string("abcdef")).inode->inline_data == "abc");
+
+  // A client that knows nothing of inline data cannot open or cut it.
+  CHECK(legacy.open(small, O_RDONLY, LeaseKind::FILE_READ).result == -EOPNOTSUPP);
+  CHECK(legacy.truncate(small, 0).result == -EOPNOTSUPP);
+  // Whoever made it: more than the hard limit is refused.
+  CHECK(a.report_data(small, 1 << 20, std::string(kInlineDataHardMax + 1, 'x')).result == -EFBIG);
+  CHECK(a.lookup(kRootIno, "small").inode->inline_data == "abc");
+
+  // Into objects (the client wrote them first), and never back.
+  auto obj = a.report_data(small, 1 << 20, std::nullopt);
+  REQUIRE(obj.result == 0);
+  CHECK_FALSE(obj.inode->data_inline);
+  CHECK(obj.inode->inline_data.empty());
+  CHECK(a.report_data(small, 3, std::string("abc")).result == -EINVAL);
+  auto lo = legacy.open(small, O_RDONLY, LeaseKind::FILE_READ);
+  REQUIRE(lo.result == 0);
+  REQUIRE(lo.leases.size() == 1);
+  legacy.release({{small, lo.leases[0].seq}});
+
+  // An inline file has no data objects to purge; one in objects has.
+  auto tiny = a.create_inline(kRootIno, "tiny");
+  REQUIRE(tiny.result == 0);
+  REQUIRE(a.report_data(tiny.inode->ino, 2, std::string("hi")).result == 0);
+  REQUIRE(a.unlink(kRootIno, "tiny", false, true).result == 0);
+  f.store.flush();
+  CHECK(f.store.purges().empty());
+  REQUIRE(a.unlink(kRootIno, "small", false, true).result == 0);
+  f.store.flush();
+  REQUIRE(f.store.purges().size() == 1);
+  CHECK(f.store.purges()[0].ino == small);
+}
+
 TEST_CASE("mds server: locks across sessions, waiting locks granted on unlock", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a"), b(*f.server, "b");

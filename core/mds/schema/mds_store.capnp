@@ -36,6 +36,8 @@ struct Inode {
   dataPool @15 :Int64;
   version @16 :UInt64;
   xattrs @17 :List(Xattr);
+  dataInline @18 :Bool;       # the file's bytes are inlineData (zeros after it up to size)
+  inlineData @19 :Data;
 }
 
 # The value of a name in a directory object (d.<ino>[.<frag>]).

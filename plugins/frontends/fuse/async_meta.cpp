@@ -152,6 +152,8 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   a.object_size = 4u << 20;
   a.data_pool = parent.data_pool;
   a.version = 1;
+  const bool start_inline = type == FileType::kRegular && inline_max_ > 0;
+  if (start_inline) a.inline_data = std::make_shared<const std::string>();
 
   uint64_t tid = submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto q = r.initCreate();
@@ -165,6 +167,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
     q.setIno(ino);
     q.setUmask(c.umask);
     if (type == FileType::kRegular) q.setWantLease(fsproto::LeaseKind::FILE_WRITE);
+    q.setDataInline(start_inline);
   });
   if (create_tid) *create_tid = tid;
   cache_.created(dir, name, DirEntry{ino, type});
@@ -410,6 +413,7 @@ bool Filesystem::async_report_size(uint64_t ino) {
   uint64_t size = 0;
   Time mtime, ctime;
   FileLayout layout;
+  DataReport data;
   // Under fileWrite the size is ours to report whenever: whoever wants it
   // revokes the lease, and the revoke waits for this to be safe. Which
   // blocks are allocated is asked first, outside the locks.
@@ -439,9 +443,10 @@ bool Filesystem::async_report_size(uint64_t ino) {
       mtime = it->second.mtime;
       ctime = it->second.ctime;
       it->second.dirty = false;
+      data = take_data_report(it->second);
     }
     submit(Caller{}, ctime, [&](fsproto::Request::Builder r) {
-      fill_size_report(r, ino, size, mtime, ctime, blocks);
+      fill_size_report(r, ino, size, mtime, ctime, blocks, data);
     });
   }
   if (auto c = cache_.inode(ino, now_ms())) {

@@ -35,6 +35,18 @@ struct FileState {
   // common case: a new file written front to back).
   uint64_t dense = 0;
 
+  // Inline data (FileLayout::inline_data), decided when the state is
+  // made (or first used after an invalidation). While `objects_absent`,
+  // `base` and then `dirty` are the file (zeros after them): objects are
+  // neither read nor written. A write-out (the file outgrew its buffer)
+  // or settle_inline past the inline limit moves `base` into `dirty` and
+  // ends that (`left_inline` until settle_inline reports it).
+  bool inline_decided = false;
+  bool objects_absent = false;
+  bool inline_changed = false;  // written, truncated or zeroed since the last settle
+  bool left_inline = false;
+  std::string base;
+
   // Read-ahead.
   ExtentMap clean;         // object contents read ahead
   uint64_t clean_gen = 0;  // bumped when object contents may have changed

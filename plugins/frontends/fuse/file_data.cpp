@@ -38,6 +38,8 @@ class FileDataImpl final : public FileData {
   int truncate(const FileLayout &f, uint64_t old_size, uint64_t new_size) override;
   int zero(const FileLayout &f, uint64_t off, uint64_t len) override;
   int64_t allocated_blocks(const FileLayout &f, uint64_t size) override;
+  InlineOutcome settle_inline(const FileLayout &f, uint64_t size, uint64_t max,
+                              std::string *bytes) override;
   void invalidate(uint64_t ino) override;
   void forget(uint64_t ino) override;
   int flush_all() override;
@@ -57,8 +59,15 @@ class FileDataImpl final : public FileData {
 
   // Moves st's dirty extents into `writing` and returns the batch that
   // writes them out, to start once st.m is released; null when nothing
-  // may start now. Called with st.m held.
-  std::shared_ptr<AioBatch> prepare_writeout(const StatePtr &st);
+  // may start now. Called with st.m held. An inline file's bytes are
+  // written out only under buffer pressure (it has outgrown being
+  // inline); a flush leaves them for settle_inline.
+  std::shared_ptr<AioBatch> prepare_writeout(const StatePtr &st, bool pressure);
+  // An inline file becomes a file in objects: its inline bytes join its
+  // dirty ones (st.m held).
+  void leave_inline(FileState &st);
+  // The bytes of an inline file: base, then dirty over it (st.m held).
+  static std::string inline_bytes(const FileState &st);
   void writeout_done(const StatePtr &st, AioBatch &b);
   bool over_total() const { return total_pending_.load() > opts_.writeback_bytes_total; }
   // Adds the change of st.dirty's size since `before` to the totals.
@@ -154,6 +163,11 @@ int FileDataImpl::open_state(const FileLayout &f, StatePtr *out) {
     std::lock_guard lk(st->m);
     st->layout = f;
     st->io = io;
+    if (!st->inline_decided) {
+      st->inline_decided = true;
+      st->objects_absent = f.inline_data != nullptr;
+      if (f.inline_data) st->base = *f.inline_data;
+    }
   }
   *out = std::move(st);
   return 0;
@@ -199,8 +213,35 @@ void FileDataImpl::release_pending(FileState &st, size_t bytes) {
   total_cv_.notify_all();
 }
 
-std::shared_ptr<AioBatch> FileDataImpl::prepare_writeout(const StatePtr &st) {
+void FileDataImpl::leave_inline(FileState &st) {
+  if (!st.objects_absent) return;
+  ExtentMap all;
+  if (!st.base.empty()) all.insert(0, st.base.data(), st.base.size());
+  for (const auto &[off, data] : st.dirty.extents()) all.insert(off, data.data(), data.size());
+  const size_t before = st.dirty.bytes();
+  st.dirty = std::move(all);
+  account_dirty(st, before);
+  st.base.clear();
+  st.base.shrink_to_fit();
+  st.objects_absent = false;
+  st.left_inline = true;
+}
+
+std::string FileDataImpl::inline_bytes(const FileState &st) {
+  std::string out = st.base;
+  for (const auto &[off, data] : st.dirty.extents()) {
+    if (off + data.size() > out.size()) out.resize(off + data.size(), '\0');
+    std::memcpy(out.data() + off, data.data(), data.size());
+  }
+  return out;
+}
+
+std::shared_ptr<AioBatch> FileDataImpl::prepare_writeout(const StatePtr &st, bool pressure) {
   if (st->writeout_active || st->exclusive || st->dirty.empty()) return nullptr;
+  if (st->objects_absent) {
+    if (!pressure) return nullptr;
+    leave_inline(*st);
+  }
   st->writing = std::move(st->dirty);
   st->dirty.clear();
   st->writeout_active = true;
@@ -234,7 +275,7 @@ void FileDataImpl::writeout_done(const StatePtr &st, AioBatch &b) {
     st->writeout_active = false;
     release_pending(*st, written);
     if (st->dirty.bytes() >= opts_.writeback_bytes_per_file || over_total())
-      next = prepare_writeout(st);
+      next = prepare_writeout(st, true);
     st->cv.notify_all();
   }
   if (next) next->start();
@@ -255,10 +296,11 @@ int64_t FileDataImpl::write(const FileLayout &f, uint64_t off, const char *buf, 
     st->dirty.insert(off, buf, len);
     account_dirty(*st, before);
     if (off <= st->dense) st->dense = std::max<uint64_t>(st->dense, off + len);
+    if (st->objects_absent) st->inline_changed = true;
     st->clean.erase(off, len);
     st->clean_gen++;
     if (st->dirty.bytes() >= opts_.writeback_bytes_per_file || over_total())
-      batch = prepare_writeout(st);
+      batch = prepare_writeout(st, true);
   }
   if (batch) batch->start();
   if (over_total()) {
@@ -275,7 +317,8 @@ int FileDataImpl::flush_state(const StatePtr &st) {
   for (;;) {
     st->cv.wait(lk, [&] { return !st->writeout_active && !st->exclusive; });
     if (st->dirty.empty()) break;
-    auto batch = prepare_writeout(st);
+    auto batch = prepare_writeout(st, false);
+    if (!batch) break;  // inline bytes: settle_inline's to report
     lk.unlock();
     batch->start();
     lk.lock();
@@ -309,7 +352,7 @@ void FileDataImpl::forget(uint64_t ino) {
   std::lock_guard flk(files_m_);
   std::lock_guard lk(st->m);
   if (st->dirty.empty() && !st->writeout_active && !st->exclusive && st->error == 0 &&
-      !st->prefetch_active)
+      !st->prefetch_active && !st->inline_changed && !st->left_inline)
     files_.erase(ino);
 }
 
@@ -327,7 +370,7 @@ void FileDataImpl::end_exclusive(const StatePtr &st) {
     st->exclusive = false;
     // Writers that came meanwhile could not start their write-out.
     if (st->dirty.bytes() >= opts_.writeback_bytes_per_file || over_total())
-      batch = prepare_writeout(st);
+      batch = prepare_writeout(st, true);
     st->cv.notify_all();
   }
   if (batch) batch->start();
@@ -338,6 +381,17 @@ int FileDataImpl::truncate(const FileLayout &f, uint64_t old_size, uint64_t new_
   if (int rc = open_state(f, &st)) return rc;
   {
     std::unique_lock lk(st->m);
+    if (st->objects_absent) {
+      // Inline: no object to touch (and no write-out runs for it).
+      const size_t before = st->dirty.bytes();
+      st->dirty.truncate(new_size);
+      account_dirty(*st, before);
+      if (st->base.size() > new_size) st->base.resize(new_size);
+      st->clean.truncate(new_size);
+      st->clean_gen++;
+      st->inline_changed = true;
+      return 0;
+    }
     begin_exclusive(*st, lk);
     const size_t before = st->dirty.bytes();
     st->dirty.truncate(new_size);
@@ -374,6 +428,15 @@ int FileDataImpl::zero(const FileLayout &f, uint64_t off, uint64_t len) {
   if (int rc = open_state(f, &st)) return rc;
   {
     std::unique_lock lk(st->m);
+    if (st->objects_absent) {
+      const size_t before = st->dirty.bytes();
+      st->dirty.erase(off, len);
+      account_dirty(*st, before);
+      if (off < st->base.size())
+        std::memset(st->base.data() + off, 0, std::min<uint64_t>(len, st->base.size() - off));
+      st->inline_changed = true;
+      return 0;
+    }
     begin_exclusive(*st, lk);
     // Buffered bytes in the range would otherwise land over the zeros.
     const size_t before = st->dirty.bytes();
@@ -480,6 +543,13 @@ int64_t FileDataImpl::read(const FileLayout &f, uint64_t size, uint64_t off, siz
   std::shared_ptr<AioBatch> prefetch;
   {
     std::unique_lock lk(st->m);
+    if (st->objects_absent) {
+      std::memset(out, 0, len);
+      if (off < st->base.size())
+        std::memcpy(out, st->base.data() + off, std::min<uint64_t>(len, st->base.size() - off));
+      st->dirty.overlay(off, len, out);
+      return static_cast<int64_t>(len);
+    }
     if (off == st->last_end && opts_.readahead_max_bytes > 0) {
       // Sequential: the window doubles from 128 KiB up to the maximum.
       const uint64_t cap = opts_.readahead_max_bytes;
@@ -512,10 +582,45 @@ int64_t FileDataImpl::read(const FileLayout &f, uint64_t size, uint64_t off, siz
   return static_cast<int64_t>(len);
 }
 
+InlineOutcome FileDataImpl::settle_inline(const FileLayout &f, uint64_t size, uint64_t max,
+                                          std::string *bytes) {
+  StatePtr st = state_of(f.ino, false);
+  if (!st) return InlineOutcome::kUnchanged;  // nothing written since it was last settled
+  std::lock_guard lk(st->m);
+  if (st->objects_absent) {
+    if (size <= max) {
+      if (!st->inline_changed) return InlineOutcome::kUnchanged;
+      std::string all = inline_bytes(*st);
+      if (all.size() > size) all.resize(size);
+      // Trailing zeros read the same without being kept.
+      const size_t keep = all.find_last_not_of('\0');
+      all.resize(keep == std::string::npos ? 0 : keep + 1);
+      const size_t before = st->dirty.bytes();
+      st->dirty.clear();
+      account_dirty(*st, before);
+      st->base = all;
+      st->inline_changed = false;
+      *bytes = std::move(all);
+      return InlineOutcome::kInline;
+    }
+    leave_inline(*st);
+  }
+  if (!st->left_inline) return InlineOutcome::kUnchanged;
+  st->left_inline = false;
+  st->inline_changed = false;
+  return InlineOutcome::kObjects;
+}
+
 void FileDataImpl::invalidate(uint64_t ino) {
   StatePtr st = state_of(ino, false);
   if (!st) return;
   std::lock_guard lk(st->m);
+  // Another client may have changed where the data is, too: decided anew
+  // from the next caller's layout (nothing of ours is left to report).
+  if (st->dirty.empty() && !st->writeout_active && !st->inline_changed && !st->left_inline) {
+    st->inline_decided = st->objects_absent = false;
+    st->base.clear();
+  }
   st->clean.clear();
   st->clean_gen++;
   st->window = 0;
@@ -530,6 +635,14 @@ int64_t FileDataImpl::allocated_blocks(const FileLayout &f, uint64_t size) {
   if (int rc = open_state(f, &st)) return rc;
   {
     std::lock_guard lk(st->m);
+    if (st->objects_absent) {
+      uint64_t end = st->base.size();
+      if (!st->dirty.empty()) {
+        const auto &last = *st->dirty.extents().rbegin();
+        end = std::max<uint64_t>(end, last.first + last.second.size());
+      }
+      return int64_t((std::min(end, size) + 511) / 512);
+    }
     if (size <= st->dense) return int64_t((size + 4095) / 4096 * 8);  // 4 KiB blocks
   }
   auto batch = new_batch();

@@ -23,11 +23,22 @@
 
 namespace strata::fuse {
 
-// Where a file's data is: its inode and layout.
+// Where a file's data is: its inode and layout, or its inline bytes.
 struct FileLayout {
   uint64_t ino = 0;
   int64_t pool = -1;                // data pool id
   uint32_t object_size = 4u << 20;  // bytes per object
+  // Set: the file's data is inline (these bytes, then zeros up to its
+  // size; its objects do not matter). Only read when FileData first takes
+  // the file up: from then on its own state says where the bytes are.
+  std::shared_ptr<const std::string> inline_data;
+};
+
+// Where settle_inline put a file's data.
+enum class InlineOutcome {
+  kUnchanged,  // nothing to report: in objects as before, or inline and not changed
+  kInline,     // inline: the bytes to report
+  kObjects,    // was inline, now in objects (once flushed): report that
 };
 
 struct FileDataOptions {
@@ -78,6 +89,14 @@ class FileData {
   // The 512-byte blocks the file's objects hold (st_blocks), from the
   // objects' sizes: an estimate for sparse files.
   virtual int64_t allocated_blocks(const FileLayout &f, uint64_t size) = 0;
+
+  // Before a flush of a file whose data was inline (docs/FILESYSTEM.md,
+  // "Inline data"): if it is still no bigger than `max` bytes, takes its
+  // bytes (into *bytes) to be reported inline, so that the flush writes
+  // nothing; else turns it into a file in objects (the flush writes its
+  // inline bytes too). Never blocks on I/O.
+  virtual InlineOutcome settle_inline(const FileLayout &f, uint64_t size, uint64_t max,
+                                      std::string *bytes) = 0;
 
   // Forgets the file's read-ahead state and clean cached data (another
   // client may change it: a lease was revoked). Buffered writes are kept.

@@ -89,7 +89,8 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     ++f.openers;
     f.used_ms = now_ms();
     f.version = a.version;
-    f.layout = FileLayout{m, a.data_pool, a.object_size};
+    // While we have changes not reported, where the data is is ours to say.
+    if (!f.dirty && f.data_report == DataReport::kUnchanged) f.layout = layout_of(a);
     if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
     for (auto l : r.getLeases())
       if (l.getIno() == m && granted != 0)
@@ -117,7 +118,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
       OpenFile &f = open_[a.ino];
       ++f.openers;
       f.version = a.version;
-      f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
+      f.layout = layout_of(a);
       f.lease_kind = uint32_t(fsproto::LeaseKind::FILE_WRITE);  // seq: absorb_async
       f.create_tid = create_tid;
       // At least as long as the directory's dirWrite, which covers it until then.
@@ -140,6 +141,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
         c.setExclusive((fi->flags & O_EXCL) != 0);
         c.setWantLease(fsproto::LeaseKind::FILE_WRITE);
         c.setUmask(fuse_req_ctx(req)->umask);
+        c.setDataInline(inline_max_ > 0);
       },
       &err);
   if (err < 0) {
@@ -154,7 +156,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
     OpenFile &f = open_[a.ino];
     ++f.openers;
     f.version = a.version;
-    f.layout = FileLayout{a.ino, a.data_pool, a.object_size};
+    f.layout = layout_of(a);
     for (auto l2 : r.getLeases())
       if (l2.getIno() == a.ino) {
         f.lease_kind = uint32_t(l2.getKind()), f.lease_seq = l2.getSeq();
@@ -239,10 +241,50 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
   fuse_reply_write(req, size_t(n));
 }
 
+void Filesystem::settle_inline(uint64_t ino) {
+  if (!data_) return;
+  std::lock_guard<std::mutex> l(open_mu_);
+  auto it = open_.find(ino);
+  if (it == open_.end()) return;
+  OpenFile &f = it->second;
+  std::string bytes;
+  switch (data_->settle_inline(f.layout, f.size, inline_max_, &bytes)) {
+    case InlineOutcome::kUnchanged:
+      return;
+    case InlineOutcome::kInline:
+      f.layout.inline_data = std::make_shared<const std::string>(std::move(bytes));
+      f.data_report = DataReport::kInline;
+      break;
+    case InlineOutcome::kObjects:
+      f.layout.inline_data.reset();
+      f.data_report = DataReport::kObjects;
+      break;
+  }
+  f.dirty = true;
+}
+
+DataReport Filesystem::take_data_report(OpenFile &f) {
+  DataReport d;
+  d.where = f.data_report;
+  if (d.where == DataReport::kInline) d.bytes = f.layout.inline_data;
+  f.data_report = DataReport::kUnchanged;
+  return d;
+}
+
+void Filesystem::restore_report(uint64_t ino, const DataReport &d) {
+  if (d.where == DataReport::kUnchanged) return;
+  std::lock_guard<std::mutex> l(open_mu_);
+  auto it = open_.find(ino);
+  if (it == open_.end() || it->second.data_report != DataReport::kUnchanged) return;
+  it->second.data_report = d.where;
+  it->second.dirty = true;
+}
+
 int Filesystem::report_size(fuse_req_t req, uint64_t ino) {
   uint64_t size = 0;
   Time mtime, ctime;
   FileLayout layout;
+  DataReport data;
   {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(ino);
@@ -251,13 +293,17 @@ int Filesystem::report_size(fuse_req_t req, uint64_t ino) {
     mtime = it->second.mtime;
     ctime = it->second.ctime;
     layout = it->second.layout;
+    data = take_data_report(it->second);
   }
   int64_t blocks = data_ ? data_->allocated_blocks(layout, size) : 0;
   int err = 0;
   request(
       req,
-      [&](fsproto::Request::Builder r) { fill_size_report(r, ino, size, mtime, ctime, blocks); },
+      [&](fsproto::Request::Builder r) {
+        fill_size_report(r, ino, size, mtime, ctime, blocks, data);
+      },
       &err);
+  if (err < 0) restore_report(ino, data);
   if (err == 0) {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(ino);
@@ -295,6 +341,7 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     return;
   }
   await_create(m);
+  settle_inline(m);
   int err = data_ ? data_->flush(layout) : 0;
   if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
@@ -319,6 +366,7 @@ bool Filesystem::holds_file_write(uint64_t ino) const {
 
 int Filesystem::write_back(uint64_t ino, const FileLayout &layout) {
   await_create(ino);
+  settle_inline(ino);
   int err = data_ ? data_->flush(layout) : 0;
   if (err < 0) {
     log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
@@ -385,7 +433,7 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
       auto it = open_.find(m);
       if (it != open_.end()) open = true, layout = it->second.layout;
     }
-    if (open) await_create(m);
+    if (open) await_create(m), settle_inline(m);
     if (open && data_) err = data_->flush(layout);
     if (err == 0) err = report_size(req, m);
   }
@@ -550,6 +598,7 @@ int Filesystem::flush_everything(std::string *why) {
     for (auto &[ino, f] : open_)
       if (f.dirty) dirty.push_back(ino);
   }
+  for (uint64_t ino : dirty) settle_inline(ino);
   int first = 0;
   if (data_) {
     if (int err = data_->flush_all(); err < 0) {

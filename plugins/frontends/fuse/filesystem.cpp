@@ -280,8 +280,17 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
       fuse_reply_err(req, EIO);
       return;
     }
-    FileLayout f{m, cur.data_pool, cur.object_size};
-    if (int err = data_->truncate(f, cur.size, uint64_t(attr->st_size)); err < 0) {
+    FileLayout f = layout_of(cur);
+    bool open_here = false;
+    {
+      std::lock_guard<std::mutex> l(open_mu_);
+      auto it = open_.find(m);
+      if (it != open_.end()) f = it->second.layout, open_here = true;
+    }
+    // The MDS cuts an inline file's bytes itself; only an open file here
+    // keeps a copy of them to cut.
+    int err = f.inline_data && !open_here ? 0 : data_->truncate(f, cur.size, uint64_t(attr->st_size));
+    if (err < 0) {
       fuse_reply_err(req, -err);
       return;
     }
@@ -328,6 +337,9 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
     if (it != open_.end()) {
       // What the MDS now has is the truth: a reported size is not dirty.
       if (to_set & FUSE_SET_ATTR_SIZE) it->second.size = a.size;
+      if ((to_set & FUSE_SET_ATTR_SIZE) && !it->second.dirty &&
+          it->second.data_report == DataReport::kUnchanged)
+        it->second.layout.inline_data = a.inline_data;
       if (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))
         it->second.mtime = a.mtime;
     }

@@ -32,6 +32,7 @@
 #include "mds_client.h"
 #include "mount_settings.h"
 #include "op_counters.h"
+#include "proto_convert.h"
 
 namespace strata::fuse {
 
@@ -47,7 +48,11 @@ struct OpenFile {
   int64_t lease_expires_ms = 0;  // our clock; the lease lets opens skip the MDS until then
   uint64_t create_tid = 0;       // its asynchronous create, until known safe
   int64_t used_ms = 0;           // last open or close: a lease in use is renewed (maintain())
+  // Where its data is (layout.inline_data: inline, these bytes) as this
+  // client last learnt or decided it, and what the next size report must
+  // say of that (settle_inline).
   FileLayout layout;
+  DataReport::Where data_report = DataReport::kUnchanged;
 };
 
 class Filesystem {
@@ -61,6 +66,9 @@ class Filesystem {
   // After the Welcome: the filesystem's largest file size (writes past it
   // fail with EFBIG at once, as on a local filesystem). 0: no limit.
   void set_max_file_size(uint64_t bytes) { max_file_size_ = bytes; }
+  // After the Welcome: files up to this size keep their data inline
+  // (docs/FILESYSTEM.md, "Inline data"). 0: new files go to objects.
+  void set_inline_max(uint64_t bytes) { inline_max_ = bytes; }
   // After the Welcome: how long the MDS's leases last (a revoke waits at
   // most this long for this client's asynchronous changes).
   void set_lease_ms(uint32_t ms) { mds_lease_ms_ = ms ? ms : 30000; }
@@ -199,6 +207,14 @@ class Filesystem {
   // Every change submitted so far is safe (0), or why not.
   int settle_async(uint32_t timeout_ms, std::string *why);
 
+  // Before a flush of ino's data: decides whether it stays inline (its
+  // bytes then go with the size report instead of to objects) and notes
+  // what the next size report says of it.
+  void settle_inline(uint64_t ino);
+  // What the next size report says of where ino's data is (open_mu_ held);
+  // the note is cleared: a failed report puts it back (restore_report).
+  DataReport take_data_report(OpenFile &f);
+  void restore_report(uint64_t ino, const DataReport &d);
   // A closed file's data and size, written out (close_workers.h): on a
   // CloseWorkers thread, or inline with sync_close. 0 or -errno.
   int write_back(uint64_t ino, const FileLayout &layout);
@@ -223,6 +239,7 @@ class Filesystem {
 
   uint64_t root_ino_ = 1;
   uint64_t max_file_size_ = 0;
+  uint64_t inline_max_ = 0;
   uint32_t mds_lease_ms_ = 30000;
   LeaseCache cache_;
   InodeTable inodes_;

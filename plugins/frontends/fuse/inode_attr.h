@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,9 @@ struct InodeAttr {
   uint32_t object_size = 4u << 20;
   int64_t data_pool = -1;
   std::vector<std::pair<std::string, std::string>> xattrs;  // name -> value
+  // The file's bytes when they are inline (fs.capnp Inode.dataInline):
+  // these, then zeros up to size. Null: the data objects hold them.
+  std::shared_ptr<const std::string> inline_data;
 };
 
 // S_IFREG, S_IFDIR... for a type; 0 for unknown.

@@ -86,6 +86,7 @@ void MdsClient::send_hello_locked() {
   h.setMountRoot(settings_.mount_root);
   h.setFsName(settings_.fs_name);
   h.setSupportsAsync(settings_.async);
+  h.setSupportsInline(true);
   auto words = capnp::messageToFlatArray(msg);
   auto bytes = words.asBytes();
   transport_.send(fsproto::MSG_HELLO, bytes.begin(), bytes.size());
@@ -279,6 +280,10 @@ bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader seco
   if (mb & SA::MASK_MTIME) m.setMtime(n.getMtime());
   if (mb & SA::MASK_CTIME) m.setCtime(n.getCtime());
   if (mb & SA::MASK_BLOCKS) m.setBlocks(n.getBlocks());
+  if (mb & SA::MASK_INLINE) {
+    m.setDataInline(n.getDataInline());
+    m.setInlineData(n.getInlineData());
+  }
   m.setMask(ma | mb);
   return true;
 }

@@ -30,6 +30,11 @@ InodeAttr to_attr(fsproto::Inode::Reader in) {
     a.xattrs.emplace_back(std::string(x.getName()),
                           std::string(reinterpret_cast<const char *>(v.begin()), v.size()));
   }
+  if (in.getDataInline()) {
+    auto d = in.getInlineData();
+    a.inline_data =
+        std::make_shared<const std::string>(reinterpret_cast<const char *>(d.begin()), d.size());
+  }
   return a;
 }
 
@@ -48,8 +53,26 @@ void fill_time(fsproto::Timespec::Builder b, const Time &t) {
   b.setNsec(t.nsec);
 }
 
+FileLayout layout_of(const InodeAttr &a) {
+  FileLayout f;
+  f.ino = a.ino;
+  f.pool = a.data_pool;
+  f.object_size = a.object_size;
+  f.inline_data = a.inline_data;
+  return f;
+}
+
+void fill_data_report(fsproto::SetAttr::Builder a, const DataReport &data) {
+  if (data.where == DataReport::kUnchanged) return;
+  a.setMask(a.getMask() | fsproto::SetAttr::MASK_INLINE);
+  a.setDataInline(data.where == DataReport::kInline);
+  if (data.where == DataReport::kInline && data.bytes && !data.bytes->empty())
+    a.setInlineData(kj::arrayPtr(reinterpret_cast<const kj::byte *>(data.bytes->data()),
+                                 data.bytes->size()));
+}
+
 void fill_size_report(fsproto::Request::Builder r, uint64_t ino, uint64_t size, const Time &mtime,
-                      const Time &ctime, int64_t blocks) {
+                      const Time &ctime, int64_t blocks, const DataReport &data) {
   auto s = r.initSetattr();
   s.setIno(ino);
   auto a = s.initAttr();
@@ -63,6 +86,7 @@ void fill_size_report(fsproto::Request::Builder r, uint64_t ino, uint64_t size, 
     a.setBlocks(uint64_t(blocks));
   }
   a.setMask(mask);
+  fill_data_report(a, data);
 }
 
 }  // namespace strata::fuse

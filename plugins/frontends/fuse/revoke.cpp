@@ -17,7 +17,13 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
   auto rel = msg.initRoot<fsproto::Release>();
   auto leases = revoke.getLeases();
   auto out = rel.initLeases(leases.size());
-  std::vector<std::pair<uint64_t, std::pair<uint64_t, std::pair<Time, int64_t>>>> flushed;
+  struct Flushed {
+    uint64_t ino = 0, size = 0;
+    Time mtime;
+    int64_t blocks = -1;
+    DataReport data;
+  };
+  std::vector<Flushed> flushed;
   for (uint32_t i = 0; i < leases.size(); ++i) {
     auto l = leases[i];
     uint64_t ino = l.getIno();
@@ -43,10 +49,12 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     bool file = l.getKind() == fsproto::LeaseKind::FILE_READ ||
                 l.getKind() == fsproto::LeaseKind::FILE_WRITE;
     if (!file) continue;
+    if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) settle_inline(ino);
     FileLayout layout;
     bool open = false, dirty = false;
     uint64_t size = 0;
     Time mtime;
+    DataReport data;
     {
       // After any background size report that already cleared `dirty`
       // has been submitted (report_mu_): settle_async below waits for it.
@@ -59,6 +67,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
         dirty = it->second.dirty;
         size = it->second.size;
         mtime = it->second.mtime;
+        if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) data = take_data_report(it->second);
         it->second.lease_kind = 0;
         it->second.version = 0;  // the next open drops the page cache
       }
@@ -66,29 +75,35 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     if (!open || !data_) continue;
     if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) {
       await_create(ino);
-      if (int err = data_->flush(layout); err < 0)
+      if (int err = data_->flush(layout); err < 0) {
         log_(STRATA_LOG_WARN, "revoke of inode " + std::to_string(ino) +
                                   ": buffered data could not be written out (" +
                                   std::to_string(err) + ")");
-      if (dirty) flushed.push_back({ino, {size, {mtime, data_->allocated_blocks(layout, size)}}});
+        // The objects may lack its former inline bytes: it stays inline.
+        if (data.where == DataReport::kObjects) data = DataReport{};
+      }
+      if (dirty)
+        flushed.push_back({ino, size, mtime, data_->allocated_blocks(layout, size), data});
     }
     data_->invalidate(ino);
   }
   auto attrs = rel.initFlushed(uint32_t(flushed.size()));
   for (uint32_t i = 0; i < flushed.size(); ++i) {
-    attrs[i].setIno(flushed[i].first);
+    const Flushed &f = flushed[i];
+    attrs[i].setIno(f.ino);
     auto a = attrs[i].initAttr();
     uint32_t mask = fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME;
-    a.setSize(flushed[i].second.first);
-    fill_time(a.initMtime(), flushed[i].second.second.first);
-    if (flushed[i].second.second.second >= 0) {
+    a.setSize(f.size);
+    fill_time(a.initMtime(), f.mtime);
+    if (f.blocks >= 0) {
       mask |= fsproto::SetAttr::MASK_BLOCKS;
-      a.setBlocks(uint64_t(flushed[i].second.second.second));
+      a.setBlocks(uint64_t(f.blocks));
     }
     a.setMask(mask);
+    fill_data_report(a, f.data);
     std::lock_guard<std::mutex> g(open_mu_);
-    auto it = open_.find(flushed[i].first);
-    if (it != open_.end() && it->second.size == flushed[i].second.first) it->second.dirty = false;
+    auto it = open_.find(f.ino);
+    if (it != open_.end() && it->second.size == f.size) it->second.dirty = false;
   }
   // What this client changed under the lease (asynchronously) must be
   // applied before the other client goes on: Releases are not queued
