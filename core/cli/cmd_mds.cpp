@@ -28,7 +28,8 @@ const char *kMdsUsage =
     "  filesystem the fs map gives it, serves filesystem clients at mds_addr.\n"
     "  Keys ([mds]/[mds.NAME]): mds_addr, mds_fs (standby-for), mds_cache_memory_limit,\n"
     "  mds_lease_ms, mds_delegate_inos, mds_beacon_interval_ms, mds_journal_segment_bytes,\n"
-    "  mds_dir_split_entries, fs_max_file_size.\n";
+    "  mds_dir_split_entries, mds_apply_max_delay_ms, mds_purge_busy_rate,\n"
+    "  mds_inline_data_max, fs_max_file_size.\n";
 
 }  // namespace
 

@@ -125,6 +125,15 @@ const std::vector<strata_option_spec> &mds_options() {
        "size of one metadata journal segment object"},
       {"mds_dir_split_entries", STRATA_OPT_INT, "10000", nullptr,
        "a directory fragment with more entries than this is split"},
+      {"mds_apply_max_delay_ms", STRATA_OPT_INT, "2000", nullptr,
+       "the longest a journaled change waits before it is written to the directory objects "
+       "(sooner once the journal is quiet)"},
+      {"mds_purge_busy_rate", STRATA_OPT_INT, "200", nullptr,
+       "deleted files' data objects removed per second while clients are busy (rising the "
+       "longer purges wait; 0: no limit)"},
+      {"mds_inline_data_max", STRATA_OPT_INT, "4096", nullptr,
+       "files up to this many bytes keep their data inline in their inode, journaled by the "
+       "MDS, with no data object (0: off; at most 65536)"},
       {"fs_max_file_size", STRATA_OPT_INT, "1099511627776", nullptr,
        "largest file size clients may create (EFBIG beyond)"},
   };

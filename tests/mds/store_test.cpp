@@ -468,11 +468,27 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fix
     lonely.ino = 0x8888;
     lonely.type = FileType::kRegular;
     u.inodes.push_back(InodeChange{0x8888, lonely});  // no name: an orphan
+    // An inline file: its bytes are in its dentry, any object of it is stale.
+    MetaUpdate small = create(kRootIno, "small", 0x1002);
+    small.dentries[0].dentry->inode->data_inline = true;
+    small.dentries[0].dentry->inode->inline_data = std::string("inline\0bytes", 12);
+    small.dentries[0].dentry->inode->size = 12;
+    for (auto &d : small.dentries) u.dentries.push_back(d);
     REQUIRE(submit_sync(s, u).ok());
     REQUIRE(s.wait_applied().ok());
     s.close();
   }
-  for (Ino ino : {Ino(0x1000), Ino(0x9999)}) {
+  {
+    ObjectMetaStore s(c, meta);
+    REQUIRE(s.open(2).ok());
+    auto d = s.lookup(kRootIno, "small");
+    REQUIRE(d.ok());
+    REQUIRE(*d);
+    CHECK((*d)->inode->data_inline);
+    CHECK((*d)->inode->inline_data == std::string("inline\0bytes", 12));
+    s.close();
+  }
+  for (Ino ino : {Ino(0x1000), Ino(0x9999), Ino(0x1002)}) {
     client::ObjectOperation op;
     op.write_full("x");
     auto w = c->execute(data, data_oid(ino, 0), std::move(op));
@@ -486,11 +502,12 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fix
   CHECK(kinds.count("bad_nlink d.0000000000000001 key sub") == 1);
   CHECK(kinds.count("orphan_inode i.0000000000008888") == 1);
   CHECK(kinds.count("orphan_data 0000000000009999.00000000") == 1);
-  CHECK(rep->problems.size() == 3);
-  CHECK(rep->unrepaired() == 3);
+  CHECK(kinds.count("stale_data 0000000000001002.00000000") == 1);
+  CHECK(rep->problems.size() == 4);
+  CHECK(rep->unrepaired() == 4);
   auto fixed = fs_check(*c, meta, data, true);
   REQUIRE(fixed.ok());
-  CHECK(fixed->problems.size() == 3);
+  CHECK(fixed->problems.size() == 4);
   CHECK(fixed->unrepaired() == 0);
   auto again = fs_check(*c, meta, data, false);
   REQUIRE(again.ok());
@@ -498,7 +515,7 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fix
   for (auto &p : again->problems) left += p.kind + " " + p.object + ": " + p.detail + "\n";
   INFO(left);
   CHECK(again->problems.empty());
-  CHECK(again->files == 1);
+  CHECK(again->files == 2);  // f and the inline one
   CHECK(again->directories == 3);
   c->shutdown();
 }
