@@ -24,6 +24,8 @@ constexpr uint32_t kFileWriteBit = 1u << kFileWrite;
 constexpr size_t kNameMax = 255;
 constexpr size_t kSymlinkMax = 4095;
 constexpr size_t kXattrTotalMax = 64 * 1024;
+// A readdir page's entries stop near this many bytes (the messenger takes 4 MiB).
+constexpr size_t kReaddirReplyBytes = 1u << 20;
 constexpr uint32_t kRenameNoreplace = 1, kRenameExchange = 2;
 constexpr uint32_t kXattrCreate = 1, kXattrReplace = 2;
 
@@ -763,18 +765,30 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       auto page = store_.list(dir.inode.ino, after, max);
       if (!page.ok()) return o.fail(EIO, page.status().message()), true;
       bool revealed = true;
+      // Inline data and xattrs make entries big: a page stops short of
+      // the messenger's payload limit (the client asks on after the last).
+      size_t bytes = 0;
+      bool cut = false;
       for (const DentryRec &d : page->entries) {
         auto r = resolve(dir.inode.ino, d);
         if (!r.ok()) return o.fail(EIO, r.status().message()), true;
+        size_t size = 256 + d.name.size() + r->inode.inline_data.size() +
+                      r->inode.symlink_target.size();
+        for (const auto &[k, v] : r->inode.xattrs) size += 32 + k.size() + v.size();
+        if (!o.entries.empty() && bytes + size > kReaddirReplyBytes) {
+          cut = true;
+          break;
+        }
+        bytes += size;
         if (!d.remote) cache_.put_dentry(dir.inode.ino, d);
         revealed &= reveal_file(r->inode);
         o.entries.push_back(EntryOut{d.name, r->inode});
       }
       if (!revealed) return false;
-      o.end = page->end;
+      o.end = page->end && !cut;
       LeaseHeld &l = grant(sid, dir.inode.ino, dir_lease_kind(s, dir.inode.ino));
       if (after.empty()) l.listing = true;
-      if (page->end && l.listing) l.complete = true;
+      if (o.end && l.listing) l.complete = true;
       lease_out(dir.inode.ino, l);
       o.inode = dir.inode;
       return true;

@@ -468,6 +468,27 @@ TEST_CASE("mds server: inline data starts with the create, follows size reports,
   f.store.flush();
   REQUIRE(f.store.purges().size() == 1);
   CHECK(f.store.purges()[0].ino == small);
+
+  // A directory of full inline files is listed in pages that fit a message.
+  Ino dir = a.mkdir(kRootIno, "many").inode->ino;
+  for (int i = 0; i < 600; ++i) {
+    auto fc = a.create_inline(dir, "f" + std::to_string(i));
+    REQUIRE(fc.result == 0);
+    REQUIRE(a.report_data(fc.inode->ino, 4096, std::string(4096, char('a' + i % 26))).result == 0);
+  }
+  size_t listed = 0, pages = 0;
+  std::string after;
+  for (bool end = false; !end; ++pages) {
+    auto page = a.readdir(dir, after, 1024);
+    REQUIRE(page.result == 0);
+    REQUIRE_FALSE(page.entries.empty());
+    for (auto &[name, in] : page.entries) CHECK(in.inline_data.size() == 4096);
+    listed += page.entries.size();
+    after = page.entries.back().first;
+    end = page.end;
+  }
+  CHECK(listed == 600);
+  CHECK(pages >= 3);  // 2.4 MiB of inline bytes, at most ~1 MiB a page
 }
 
 TEST_CASE("mds server: locks across sessions, waiting locks granted on unlock", "[mds]") {

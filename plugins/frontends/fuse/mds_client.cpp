@@ -305,6 +305,7 @@ uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> 
       if (merge_setattr(prev, req.asReader(), merged)) {
         merged.getRoot<fsproto::Request>().setTid(last->first);
         last->second.request = capnp::messageToFlatArray(merged);
+        batch_bytes_ += last->second.request.asBytes().size();
         ++stats_.async_merged;
         if (size_t(req.which()) < MdsClientStats::kKinds)
           ++stats_.async_by_kind[size_t(req.which())];
@@ -327,9 +328,11 @@ uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> 
   last_submitted_ = tid;
   // Not welcomed: handle_welcome_locked sends it with the rest.
   if (connected_ && welcomed_) {
-    if (batch_.empty()) batch_since_ = std::chrono::steady_clock::now();
+    if (batch_.empty()) batch_since_ = std::chrono::steady_clock::now(), batch_bytes_ = 0;
     batch_.push_back(tid);
-    if (batch_.size() >= settings_.batch_max)
+    batch_bytes_ += p.request.asBytes().size();
+    // Well under the messenger's 4 MiB payload, whatever the inline data.
+    if (batch_.size() >= settings_.batch_max || batch_bytes_ >= (1u << 20))
       flush_batch_locked();
     else if (batch_.size() == 1)
       flush_cv_.notify_all();
