@@ -135,7 +135,7 @@ class MdsServer {
     std::vector<std::pair<uint64_t, uint64_t>> fsyncs;  // (fsync tid, wait below)
     size_t queued = 0;                                  // requests of it waiting in pending_
     bool async = false;                                 // its last Hello said supportsAsync
-    bool inline_data = false;  // its last Hello said supportsInline
+    bool inline_data = false;                           // its last Hello said supportsInline
     // Ranges given to it, oldest first (a few: a late or replayed create may
     // still use an older one); the newest is the one its SessionRec names.
     std::deque<InoSpan> ranges;

@@ -239,8 +239,7 @@ TEST_CASE("data: an inline file changes without objects until it outgrows being 
   REQUIRE(fd->write(g, 1, huge.data(), huge.size()) == int64_t(huge.size()));
   REQUIRE(fd->flush(g) == 0);
   REQUIRE(fd->settle_inline(g, 1 + huge.size(), 4096, &bytes) == InlineOutcome::kObjects);
-  CHECK(first_difference(read_all(*fresh, layout_of(p, g.ino), 1 + huge.size()), "x" + huge) ==
-        -1);
+  CHECK(first_difference(read_all(*fresh, layout_of(p, g.ino), 1 + huge.size()), "x" + huge) == -1);
 
   // After an invalidation (a revoke) the next caller's bytes count.
   FileLayout h = layout_of(p, 0x2003);

@@ -289,7 +289,8 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
     }
     // The MDS cuts an inline file's bytes itself; only an open file here
     // keeps a copy of them to cut.
-    int err = f.inline_data && !open_here ? 0 : data_->truncate(f, cur.size, uint64_t(attr->st_size));
+    int err =
+        f.inline_data && !open_here ? 0 : data_->truncate(f, cur.size, uint64_t(attr->st_size));
     if (err < 0) {
       fuse_reply_err(req, -err);
       return;

@@ -186,7 +186,7 @@ class MdsClient {
   std::deque<std::pair<uint64_t, uint64_t>> ranges_;  // delegated (first, count), in use order
   std::vector<uint64_t> batch_;                       // tids queued, not yet sent
   std::chrono::steady_clock::time_point batch_since_;
-  size_t batch_bytes_ = 0;  // of the requests in batch_ (inline data makes them big)
+  size_t batch_bytes_ = 0;           // of the requests in batch_ (inline data makes them big)
   std::set<uint64_t> async_unsafe_;  // submitted tids not yet safe
   uint64_t last_submitted_ = 0;
   int async_error_ = 0;

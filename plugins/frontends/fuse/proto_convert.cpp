@@ -67,8 +67,8 @@ void fill_data_report(fsproto::SetAttr::Builder a, const DataReport &data) {
   a.setMask(a.getMask() | fsproto::SetAttr::MASK_INLINE);
   a.setDataInline(data.where == DataReport::kInline);
   if (data.where == DataReport::kInline && data.bytes && !data.bytes->empty())
-    a.setInlineData(kj::arrayPtr(reinterpret_cast<const kj::byte *>(data.bytes->data()),
-                                 data.bytes->size()));
+    a.setInlineData(
+        kj::arrayPtr(reinterpret_cast<const kj::byte *>(data.bytes->data()), data.bytes->size()));
 }
 
 void fill_size_report(fsproto::Request::Builder r, uint64_t ino, uint64_t size, const Time &mtime,

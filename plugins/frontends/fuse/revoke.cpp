@@ -82,8 +82,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
         // The objects may lack its former inline bytes: it stays inline.
         if (data.where == DataReport::kObjects) data = DataReport{};
       }
-      if (dirty)
-        flushed.push_back({ino, size, mtime, data_->allocated_blocks(layout, size), data});
+      if (dirty) flushed.push_back({ino, size, mtime, data_->allocated_blocks(layout, size), data});
     }
     data_->invalidate(ino);
   }
