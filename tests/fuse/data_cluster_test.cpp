@@ -218,6 +218,8 @@ TEST_CASE("data: an inline file changes without objects until it outgrows being 
   REQUIRE(fd->write(f, 8, "\0\0\0", 3) == 3);
   REQUIRE(fd->settle_inline(f, 11, 4096, &bytes) == InlineOutcome::kInline);
   CHECK(bytes == model);
+  // Reported and not changed since: it stays where it is, whatever the limit.
+  CHECK(fd->settle_inline(f, 11, 0, &bytes) == InlineOutcome::kUnchanged);
 
   // Past the limit: into objects, which then hold every byte.
   const std::string more = pattern(10000, 5);

@@ -588,8 +588,9 @@ InlineOutcome FileDataImpl::settle_inline(const FileLayout &f, uint64_t size, ui
   if (!st) return InlineOutcome::kUnchanged;  // nothing written since it was last settled
   std::lock_guard lk(st->m);
   if (st->objects_absent) {
+    // Unchanged since it was last reported: still right where it is.
+    if (!st->inline_changed) return InlineOutcome::kUnchanged;
     if (size <= max) {
-      if (!st->inline_changed) return InlineOutcome::kUnchanged;
       std::string all = inline_bytes(*st);
       if (all.size() > size) all.resize(size);
       // Trailing zeros read the same without being kept.

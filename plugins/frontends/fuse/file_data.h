@@ -91,7 +91,7 @@ class FileData {
   virtual int64_t allocated_blocks(const FileLayout &f, uint64_t size) = 0;
 
   // Before a flush of a file whose data was inline (docs/FILESYSTEM.md,
-  // "Inline data"): if it is still no bigger than `max` bytes, takes its
+  // "Inline data") and changed since: if it is no bigger than `max` bytes, takes its
   // bytes (into *bytes) to be reported inline, so that the flush writes
   // nothing; else turns it into a file in objects (the flush writes its
   // inline bytes too). Never blocks on I/O.

@@ -241,17 +241,19 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
   fuse_reply_write(req, size_t(n));
 }
 
-void Filesystem::settle_inline(uint64_t ino) {
-  if (!data_) return;
+size_t Filesystem::settle_inline(uint64_t ino, uint64_t budget) {
+  if (!data_) return 0;
   std::lock_guard<std::mutex> l(open_mu_);
   auto it = open_.find(ino);
-  if (it == open_.end()) return;
+  if (it == open_.end()) return 0;
   OpenFile &f = it->second;
   std::string bytes;
-  switch (data_->settle_inline(f.layout, f.size, inline_max_, &bytes)) {
+  size_t taken = 0;
+  switch (data_->settle_inline(f.layout, f.size, std::min<uint64_t>(inline_max_, budget), &bytes)) {
     case InlineOutcome::kUnchanged:
-      return;
+      return 0;
     case InlineOutcome::kInline:
+      taken = bytes.size();
       f.layout.inline_data = std::make_shared<const std::string>(std::move(bytes));
       f.data_report = DataReport::kInline;
       break;
@@ -261,6 +263,7 @@ void Filesystem::settle_inline(uint64_t ino) {
       break;
   }
   f.dirty = true;
+  return taken;
 }
 
 DataReport Filesystem::take_data_report(OpenFile &f) {

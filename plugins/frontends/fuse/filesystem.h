@@ -208,9 +208,10 @@ class Filesystem {
   int settle_async(uint32_t timeout_ms, std::string *why);
 
   // Before a flush of ino's data: decides whether it stays inline (its
-  // bytes then go with the size report instead of to objects) and notes
-  // what the next size report says of it.
-  void settle_inline(uint64_t ino);
+  // bytes then go with the size report instead of to objects: at most
+  // `budget` of them) and notes what the next size report says of it.
+  // Returns how many inline bytes that report carries.
+  size_t settle_inline(uint64_t ino, uint64_t budget = UINT64_MAX);
   // What the next size report says of where ino's data is (open_mu_ held);
   // the note is cleared: a failed report puts it back (restore_report).
   DataReport take_data_report(OpenFile &f);

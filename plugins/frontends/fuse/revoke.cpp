@@ -5,6 +5,7 @@
 // Order matters: the kernel forgets first (no stale entry or page is
 // served after the Release), buffered data and the local size go out,
 // and only then the Release lets the MDS apply the other client's change.
+#include <algorithm>
 #include <cerrno>
 
 #include "filesystem.h"
@@ -24,6 +25,10 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     DataReport data;
   };
   std::vector<Flushed> flushed;
+  // The Release carries the inline bytes of files not yet reported: past
+  // this many, the next ones go to their data objects instead (one
+  // message holds at most 4 MiB).
+  uint64_t inline_left = 1u << 20;
   for (uint32_t i = 0; i < leases.size(); ++i) {
     auto l = leases[i];
     uint64_t ino = l.getIno();
@@ -49,7 +54,8 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     bool file = l.getKind() == fsproto::LeaseKind::FILE_READ ||
                 l.getKind() == fsproto::LeaseKind::FILE_WRITE;
     if (!file) continue;
-    if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) settle_inline(ino);
+    if (l.getKind() == fsproto::LeaseKind::FILE_WRITE)
+      inline_left -= std::min<uint64_t>(inline_left, settle_inline(ino, inline_left));
     FileLayout layout;
     bool open = false, dirty = false;
     uint64_t size = 0;
