@@ -2,6 +2,7 @@
 // random writes/reads/truncates/zeros agree with an in-memory model file,
 // and what was flushed reads back through a fresh instance; holes, object
 // removal by truncate, inline files, read-ahead, and a full pool.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <random>
@@ -252,6 +253,38 @@ TEST_CASE("data: an inline file changes without objects until it outgrows being 
   CHECK(read_all(*fd, h, 3) == "two");
   fd.reset();
   fresh.reset();
+  close_pool(p);
+}
+
+TEST_CASE("data: a write racing forget() of its file is never lost", "[fuse][data]") {
+  ProcessCluster &c = shared_cluster();
+  REQUIRE_CLUSTER(c);
+  Pool p = make_pool(c, "data-forget-race");
+  auto fd = make_file_data(p);
+  FileLayout f = layout_of(p, 0x3001);
+  f.inline_data = std::make_shared<const std::string>();
+  // The close of an earlier opener forgets the file (its state is clean)
+  // while the next opener writes: the write must land in a state a later
+  // settle or flush finds, not in one forget() just dropped. Inline, so
+  // that the loop does no I/O and runs often enough to meet the race.
+  std::atomic<bool> stop{false};
+  std::thread closer([&] {
+    while (!stop) fd->forget(f.ino);
+  });
+  int lost = 0;
+  for (int i = 0; i < 200000 && lost == 0; ++i) {
+    const char byte = char('a' + i % 26);
+    REQUIRE(fd->write(f, 0, &byte, 1) == 1);
+    std::string bytes;
+    if (fd->settle_inline(f, 1, 4096, &bytes) != InlineOutcome::kInline ||
+        bytes != std::string(1, byte))
+      ++lost;
+    f.inline_data = std::make_shared<const std::string>(bytes);
+  }
+  stop = true;
+  closer.join();
+  CHECK(lost == 0);
+  fd.reset();
   close_pool(p);
 }
 

@@ -28,6 +28,7 @@ struct FileState {
   ExtentMap writing;
   bool writeout_active = false;
   bool exclusive = false;                  // a truncate/zero is changing the objects
+  bool erased = false;                     // forget() dropped it: ops look it up again
   int error = 0;                           // first write-out failure since the last flush
   std::atomic<uint64_t> pending_bytes{0};  // dirty + writing
   // [0, dense) was written through this state with no hole in it, so

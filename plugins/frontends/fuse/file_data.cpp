@@ -63,6 +63,14 @@ class FileDataImpl final : public FileData {
   // written out only under buffer pressure (it has outgrown being
   // inline); a flush leaves them for settle_inline.
   std::shared_ptr<AioBatch> prepare_writeout(const StatePtr &st, bool pressure);
+  // Where a state's bytes are, from the caller's layout, the first time
+  // it is used (or after an invalidation): under st.m, by every op, so that
+  // an invalidation between open_state and the op cannot go unseen.
+  static void decide_inline(FileState &st, const FileLayout &f);
+  // The file's state, made if need be, locked and decided; never one that
+  // forget() dropped from the map meanwhile (an op on it would be lost).
+  // *rc: 0 or -errno (then nothing is locked).
+  std::unique_lock<std::mutex> lock_state(const FileLayout &f, StatePtr *st, int *rc);
   // An inline file becomes a file in objects: its inline bytes join its
   // dirty ones (st.m held).
   void leave_inline(FileState &st);
@@ -163,11 +171,6 @@ int FileDataImpl::open_state(const FileLayout &f, StatePtr *out) {
     std::lock_guard lk(st->m);
     st->layout = f;
     st->io = io;
-    if (!st->inline_decided) {
-      st->inline_decided = true;
-      st->objects_absent = f.inline_data != nullptr;
-      if (f.inline_data) st->base = *f.inline_data;
-    }
   }
   *out = std::move(st);
   return 0;
@@ -211,6 +214,24 @@ void FileDataImpl::release_pending(FileState &st, size_t bytes) {
   std::lock_guard lk(total_m_);
   total_pending_ -= bytes;
   total_cv_.notify_all();
+}
+
+std::unique_lock<std::mutex> FileDataImpl::lock_state(const FileLayout &f, StatePtr *st, int *rc) {
+  for (;;) {
+    if ((*rc = open_state(f, st)) != 0) return {};
+    std::unique_lock lk((*st)->m);
+    if (!(*st)->erased) {
+      decide_inline(**st, f);
+      return lk;
+    }
+  }
+}
+
+void FileDataImpl::decide_inline(FileState &st, const FileLayout &f) {
+  if (st.inline_decided) return;
+  st.inline_decided = true;
+  st.objects_absent = f.inline_data != nullptr;
+  if (f.inline_data) st.base = *f.inline_data;
 }
 
 void FileDataImpl::leave_inline(FileState &st) {
@@ -285,10 +306,11 @@ int64_t FileDataImpl::write(const FileLayout &f, uint64_t off, const char *buf, 
   if (len == 0) return 0;
   if (!buf || off + len < off) return -EINVAL;
   StatePtr st;
-  if (int rc = open_state(f, &st)) return rc;
+  int rc = 0;
   std::shared_ptr<AioBatch> batch;
   {
-    std::lock_guard lk(st->m);
+    auto lk = lock_state(f, &st, &rc);
+    if (rc) return rc;
     // A full pool stops writers at once instead of filling the buffer; the
     // error stays to be reported by flush.
     if (st->error == -ENOSPC || st->error == -EDQUOT) return st->error;
@@ -352,8 +374,10 @@ void FileDataImpl::forget(uint64_t ino) {
   std::lock_guard flk(files_m_);
   std::lock_guard lk(st->m);
   if (st->dirty.empty() && !st->writeout_active && !st->exclusive && st->error == 0 &&
-      !st->prefetch_active && !st->inline_changed && !st->left_inline)
+      !st->prefetch_active && !st->inline_changed && !st->left_inline) {
     files_.erase(ino);
+    st->erased = true;  // an op that took it before this looks again (lock_state)
+  }
 }
 
 // ---- truncate and zero ----
@@ -378,9 +402,10 @@ void FileDataImpl::end_exclusive(const StatePtr &st) {
 
 int FileDataImpl::truncate(const FileLayout &f, uint64_t old_size, uint64_t new_size) {
   StatePtr st;
-  if (int rc = open_state(f, &st)) return rc;
+  int rc = 0;
   {
-    std::unique_lock lk(st->m);
+    auto lk = lock_state(f, &st, &rc);
+    if (rc) return rc;
     if (st->objects_absent) {
       // Inline: no object to touch (and no write-out runs for it).
       const size_t before = st->dirty.bytes();
@@ -401,7 +426,6 @@ int FileDataImpl::truncate(const FileLayout &f, uint64_t old_size, uint64_t new_
     st->clean_gen++;
     st->ra_next = std::min(st->ra_next, new_size);
   }
-  int rc = 0;
   if (new_size < old_size) {
     const uint32_t os = f.object_size;
     auto batch = new_batch();
@@ -425,9 +449,10 @@ int FileDataImpl::zero(const FileLayout &f, uint64_t off, uint64_t len) {
   if (len == 0) return 0;
   if (off + len < off) return -EINVAL;
   StatePtr st;
-  if (int rc = open_state(f, &st)) return rc;
+  int rc = 0;
   {
-    std::unique_lock lk(st->m);
+    auto lk = lock_state(f, &st, &rc);
+    if (rc) return rc;
     if (st->objects_absent) {
       const size_t before = st->dirty.bytes();
       st->dirty.erase(off, len);
@@ -536,13 +561,14 @@ int64_t FileDataImpl::read(const FileLayout &f, uint64_t size, uint64_t off, siz
   len = static_cast<size_t>(std::min<uint64_t>(len, size - off));
   const uint64_t end = off + len;
   StatePtr st;
-  if (int rc = open_state(f, &st)) return rc;
+  int rc = 0;
 
   ExtentMap buffered;  // this process's writes the objects may not hold yet
   bool hit = false;
   std::shared_ptr<AioBatch> prefetch;
   {
-    std::unique_lock lk(st->m);
+    auto lk = lock_state(f, &st, &rc);
+    if (rc) return rc;
     if (st->objects_absent) {
       std::memset(out, 0, len);
       if (off < st->base.size())
@@ -633,9 +659,10 @@ void FileDataImpl::invalidate(uint64_t ino) {
 
 int64_t FileDataImpl::allocated_blocks(const FileLayout &f, uint64_t size) {
   StatePtr st;
-  if (int rc = open_state(f, &st)) return rc;
+  int rc = 0;
   {
-    std::lock_guard lk(st->m);
+    auto lk = lock_state(f, &st, &rc);
+    if (rc) return rc;
     if (st->objects_absent) {
       uint64_t end = st->base.size();
       if (!st->dirty.empty()) {
