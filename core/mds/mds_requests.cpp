@@ -417,6 +417,8 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         if (a.getSize() > opts_.max_file_size)
           return o.fail(EFBIG, "size beyond fs_max_file_size"), true;
       }
+      if ((mask & fsproto::SetAttr::MASK_INLINE) && !may(in, cred, 2))
+        return o.fail(EACCES, "inline data: no write permission"), true;
       if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner)
         return o.fail(EPERM, "only the owner or root may set times"), true;
       if ((mask & (fsproto::SetAttr::MASK_ATIME_NOW | fsproto::SetAttr::MASK_MTIME_NOW)) &&

@@ -442,6 +442,18 @@ TEST_CASE("mds server: inline data starts with the create, follows size reports,
   // A client that knows nothing of inline data cannot open or cut it.
   CHECK(legacy.open(small, O_RDONLY, LeaseKind::FILE_READ).result == -EOPNOTSUPP);
   CHECK(legacy.truncate(small, 0).result == -EOPNOTSUPP);
+  // Its bytes are written as its size is: with write permission only.
+  a.uid = 1000;
+  auto denied = a.call([&](auto r) {
+    auto q = r.initSetattr();
+    q.setIno(small);
+    auto at = q.initAttr();
+    at.setMask(fsproto::SetAttr::MASK_INLINE);  // no size: the bytes alone
+    at.setDataInline(true);
+    at.setInlineData(data("xyz"));
+  });
+  CHECK(denied.result == -EACCES);
+  a.uid = 0;
   // Whoever made it: more than the hard limit is refused.
   CHECK(a.report_data(small, 1 << 20, std::string(kInlineDataHardMax + 1, 'x')).result == -EFBIG);
   CHECK(a.lookup(kRootIno, "small").inode->inline_data == "abc");
