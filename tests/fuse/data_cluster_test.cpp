@@ -5,7 +5,10 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cstring>
+#include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -362,7 +365,15 @@ TEST_CASE("data: a full pool fails writes with ENOSPC instead of hanging", "[fus
   REQUIRE_CLUSTER(c);
   Pool p = make_pool(c, "data-full");
   const FileLayout f = layout_of(p, 0x5);
-  auto fd = make_file_data(p, small_buffers());
+  // Each failure is told (which object, why), a few per second at most.
+  std::mutex told_m;
+  std::vector<std::string> told;
+  FileDataOptions opts = small_buffers();
+  opts.on_error = [&](const std::string &line) {
+    std::lock_guard lk(told_m);
+    told.push_back(line);
+  };
+  auto fd = make_file_data(p, opts);
   const std::string data = pattern(100000, 4);
   // Buffered: accepted, then the write-out fails and flush says so, once.
   REQUIRE(fd->write(f, 0, data.data(), 1000) == 1000);
@@ -375,6 +386,14 @@ TEST_CASE("data: a full pool fails writes with ENOSPC instead of hanging", "[fus
   CHECK(rc == -ENOSPC);
   CHECK(fd->flush(f) == -ENOSPC);
   CHECK(fd->stats().writeback_bytes == 0);
+  CHECK(fd->stats().object_errors >= 2);
+  {
+    std::lock_guard lk(told_m);
+    REQUIRE(!told.empty());
+    CHECK(told.size() <= fd->stats().object_errors);
+    CHECK(told[0].find("object write of 0000000000000005.00000000 failed") == 0);
+    CHECK(told[0].find(std::strerror(ENOSPC)) != std::string::npos);
+  }
   // Removing still works on a full pool (frees space).
   CHECK(fd->truncate(f, 50 * data.size(), 0) == 0);
   fd.reset();

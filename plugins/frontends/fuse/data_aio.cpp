@@ -59,6 +59,7 @@ void AioBatch::pump() {
     if (rc == 0) rc = launch(i, &cb->op, &c);
     if (rc == 0) continue;
     // Not started: the completion stays unused and no callback comes.
+    if (const char *why = api_->last_error(); why && *why) ops[i].failure = why;
     if (c) api_->completion_release(c);
     if (cb->op) api_->write_op_release(cb->op);
     delete cb;

@@ -29,6 +29,8 @@ struct ObjectOp {
   uint64_t len = 0;            // kWrite/kRead/kZero bytes; kTruncate: the new size
   strata_obj_stat stat{};      // kStat result
   int64_t rc = 0;              // result (bytes for kRead)
+  // Why it failed to start (the client library's message), for the log.
+  std::string failure;
 };
 
 // Counts the batches still running so their owner can wait them out before

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "data_aio.h"
@@ -129,7 +131,14 @@ class FileDataImpl final : public FileData {
   struct Counters {
     std::atomic<uint64_t> object_writes{0}, object_reads{0}, object_removes{0};
     std::atomic<uint64_t> bytes_written{0}, bytes_read{0}, readahead_hits{0};
+    std::atomic<uint64_t> object_errors{0};
   } counters_;
+  // on_error's rate limit: reports in the current second, failures not told.
+  std::mutex report_m_;
+  int64_t report_second_ = -1;
+  int reports_ = 0;
+  uint64_t untold_ = 0;
+  void report_failure(const ObjectOp &o);
 };
 
 int FileDataImpl::check_layout(const FileLayout &f) const {
@@ -176,9 +185,51 @@ int FileDataImpl::open_state(const FileLayout &f, StatePtr *out) {
   return 0;
 }
 
+const char *op_name(ObjectOp::Kind k) {
+  switch (k) {
+    case ObjectOp::Kind::kWrite: return "write";
+    case ObjectOp::Kind::kRead: return "read";
+    case ObjectOp::Kind::kStat: return "stat";
+    case ObjectOp::Kind::kRemove: return "remove";
+    case ObjectOp::Kind::kTruncate: return "truncate";
+    case ObjectOp::Kind::kZero: return "zero";
+  }
+  return "op";
+}
+
+// A failure the caller turns into an errno for one system call is also
+// worth a line in the log: an EIO from close(2) says nothing of which
+// object or why.
+void FileDataImpl::report_failure(const ObjectOp &o) {
+  counters_.object_errors++;
+  if (!opts_.on_error) return;
+  const int64_t second =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+  uint64_t untold = 0;
+  {
+    std::lock_guard lk(report_m_);
+    if (second != report_second_) report_second_ = second, reports_ = 0;
+    if (reports_ >= 3) {
+      untold_++;
+      return;
+    }
+    reports_++;
+    untold = std::exchange(untold_, 0);
+  }
+  std::string line = std::string("object ") + op_name(o.kind) + " of " + o.oid + " failed: " +
+                     std::strerror(int(-o.rc));
+  if (!o.failure.empty()) line += " (" + o.failure + ")";
+  if (untold) line += "; " + std::to_string(untold) + " more failures since the last report";
+  opts_.on_error(line);
+}
+
 void FileDataImpl::count_ops(const AioBatch &b) {
   for (const ObjectOp &o : b.ops) {
-    if (o.rc < 0) continue;
+    if (o.rc < 0) {
+      if (o.rc != -ENOENT) report_failure(o);
+      continue;
+    }
     switch (o.kind) {
       case ObjectOp::Kind::kWrite:
         counters_.object_writes++;
@@ -678,6 +729,7 @@ int64_t FileDataImpl::allocated_blocks(const FileLayout &f, uint64_t size) {
     batch->ops.push_back(object_op(ObjectOp::Kind::kStat, *st, n));
   batch->start();
   batch->wait();
+  count_ops(*batch);
   if (int rc = batch->first_error(true)) return rc;
   // Buffered bytes count too (the objects will hold them): never less than
   // what was written.
@@ -695,6 +747,7 @@ FileDataStats FileDataImpl::stats() const {
   s.bytes_written = counters_.bytes_written.load();
   s.bytes_read = counters_.bytes_read.load();
   s.readahead_hits = counters_.readahead_hits.load();
+  s.object_errors = counters_.object_errors.load();
   s.writeback_bytes = total_pending_.load();
   return s;
 }

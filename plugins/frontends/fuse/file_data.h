@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,12 +47,17 @@ struct FileDataOptions {
   size_t writeback_bytes_total = 256u << 20;   // all files; writers block beyond
   size_t readahead_max_bytes = 16u << 20;      // window for sequential readers
   uint32_t max_inflight_ops = 64;              // object ops in flight per file
+  // Told of object operations that failed (not a missing object, which
+  // reads as a hole): what, which object, the errno and the client
+  // library's reason. A few per second at most; the rest are counted.
+  std::function<void(const std::string &)> on_error;
 };
 
 struct FileDataStats {
   uint64_t object_writes = 0, object_reads = 0, object_removes = 0;
   uint64_t bytes_written = 0, bytes_read = 0;
   uint64_t readahead_hits = 0;
+  uint64_t object_errors = 0;    // failed object operations (a missing object is not one)
   uint64_t writeback_bytes = 0;  // buffered now
 };
 

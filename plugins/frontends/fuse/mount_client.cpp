@@ -28,7 +28,9 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
   std::string client_name =
       (n > 0 ? std::string(id) : std::string("client")) + ":" + settings_.mountpoint;
 
-  data_ = FileData::create(host->client, cluster, FileDataOptions{});
+  FileDataOptions data_options;
+  data_options.on_error = [this](const std::string &line) { log(STRATA_LOG_WARN, line); };
+  data_ = FileData::create(host->client, cluster, data_options);
   if (!data_) log(STRATA_LOG_WARN, "no file data path: reads and writes fail with EIO");
 
   try {
@@ -236,6 +238,9 @@ std::string MountClient::metrics() const {
       << "strata_fuse_data_object_ops_total{op=\"write\"} " << d.object_writes << "\n"
       << "strata_fuse_data_object_ops_total{op=\"read\"} " << d.object_reads << "\n"
       << "strata_fuse_data_object_ops_total{op=\"remove\"} " << d.object_removes << "\n"
+      << "# HELP strata_fuse_data_object_errors_total Object operations that failed (a missing object is a hole, not a failure).\n"
+         "# TYPE strata_fuse_data_object_errors_total counter\n"
+      << "strata_fuse_data_object_errors_total " << d.object_errors << "\n"
       << "# HELP strata_fuse_data_readahead_hits_total Reads served by read-ahead.\n"
          "# TYPE strata_fuse_data_readahead_hits_total counter\n"
       << "strata_fuse_data_readahead_hits_total " << d.readahead_hits << "\n"
