@@ -32,6 +32,7 @@
 #include "mds/meta_cache.h"
 #include "mds/meta_store.h"
 #include "msg/messenger.h"
+#include "msg/peer_log_limiter.h"
 #include "proto/fs.capnp.h"
 
 namespace strata::mds {
@@ -251,6 +252,9 @@ class MdsServer {
   MetaStore &store_;
   MdsServerOptions opts_;
   Logger &log_;
+  // EIO answers (a metadata object could not be read or decoded) are the
+  // operator's business: logged, one a second at most.
+  msg::PeerLogLimiter eio_log_{std::chrono::seconds(1), 4};
   std::chrono::steady_clock::time_point epoch_;
   uint64_t incarnation_ = 0;
   std::atomic<bool> fenced_{false};

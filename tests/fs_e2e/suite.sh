@@ -8,8 +8,8 @@
 # Works in MOUNTDIR/fs_e2e.<pid> (removed afterwards unless a case failed
 # and FS_E2E_KEEP=1), with local inputs in a temporary directory. Prints
 # "ok CASE (seconds)" or "FAIL CASE" (with the case's output) per case; exits
-# 1 if any failed. Cases: tar rsync git cp_xattr sqlite fio posix (the last
-# is posix_checks.py, one line per check). Needs tar, rsync, git, attr
+# 1 if any failed. Cases: tar rsync git cp_xattr sqlite fio posix (posix_checks.py,
+# one line per check) root (files made in MOUNTDIR itself). Needs tar, rsync, git, attr
 # (setfattr/getfattr), sqlite3's python module, fio.
 set -uo pipefail
 
@@ -22,7 +22,7 @@ mnt=$1
 shift
 [ -d "$mnt" ] || { echo "suite.sh: $mnt is not a directory" >&2; exit 2; }
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(tar rsync git cp_xattr sqlite fio posix)
+[ ${#cases[@]} -gt 0 ] || cases=(tar rsync git cp_xattr sqlite fio posix root)
 
 work="$mnt/fs_e2e.$$"
 mkdir "$work" || exit 2
@@ -203,6 +203,30 @@ case_fio() {
 
 case_posix() {
   "$py" "$here/posix_checks.py" "$PWD"
+}
+
+# New files and directories right in the mount's root, after the root has
+# seen creates and removals (a client may then make them without asking
+# its server; they must still get a place for their data), and a tree
+# made there and removed again.
+case_root() {
+  local top="$mnt/fs_e2e_root.$$"
+  rm -rf "$top" "$top.f"
+  mkdir "$top.scratch"
+  for i in 1 2 3; do echo "$i" >"$top.scratch/$i"; done
+  rm -rf "$top.scratch"
+  ls -a "$mnt" >/dev/null
+  head -c 3000 /dev/urandom >"$input/small"
+  head -c 300000 /dev/urandom >"$input/large"
+  cp "$input/small" "$top.f"
+  mkdir -p "$top/a/b"
+  cp "$input/small" "$input/large" "$top/a/b/"
+  touch -m -d 2020-01-02 "$top/a/b/large"
+  cmp "$input/small" "$top.f"
+  cmp "$input/small" "$top/a/b/small"
+  cmp "$input/large" "$top/a/b/large"
+  [ "$(stat -c %Y "$top/a/b/large")" = "$(date -d 2020-01-02 +%s)" ]
+  rm -rf "$top" "$top.f"
 }
 
 for c in "${cases[@]}"; do

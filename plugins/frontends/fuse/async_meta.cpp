@@ -121,6 +121,8 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
                             uint64_t *create_tid) {
   if (type != FileType::kRegular && type != FileType::kDirectory && type != FileType::kSymlink)
     return false;
+  // Without the filesystem's data pool the MDS has to say where data goes.
+  if (data_pool_ < 0) return false;
   InodeAttr parent;
   if (!async_dir(dir, &parent)) return false;
   size_t len = std::strlen(name);
@@ -150,7 +152,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
     a.size = a.symlink_target.size();
   }
   a.object_size = 4u << 20;
-  a.data_pool = parent.data_pool;
+  a.data_pool = data_pool_;
   a.version = 1;
   const bool start_inline = type == FileType::kRegular && inline_max_ > 0;
   if (start_inline) a.inline_data = std::make_shared<const std::string>();

@@ -69,6 +69,10 @@ class Filesystem {
   // After the Welcome: files up to this size keep their data inline
   // (docs/FILESYSTEM.md, "Inline data"). 0: new files go to objects.
   void set_inline_max(uint64_t bytes) { inline_max_ = bytes; }
+  // After the Welcome: the filesystem's data pool, where the MDS puts every
+  // new file's data (so does an asynchronous create here; the root's own
+  // inode names no pool).
+  void set_data_pool(int64_t pool) { data_pool_ = pool; }
   // After the Welcome: how long the MDS's leases last (a revoke waits at
   // most this long for this client's asynchronous changes).
   void set_lease_ms(uint32_t ms) { mds_lease_ms_ = ms ? ms : 30000; }
@@ -241,6 +245,7 @@ class Filesystem {
   uint64_t root_ino_ = 1;
   uint64_t max_file_size_ = 0;
   uint64_t inline_max_ = 0;
+  int64_t data_pool_ = -1;
   uint32_t mds_lease_ms_ = 30000;
   LeaseCache cache_;
   InodeTable inodes_;

@@ -65,6 +65,7 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     fs_->set_root(to_attr(welcome.getRoot()));
     fs_->set_max_file_size(welcome.getMaxFileSize());
     fs_->set_inline_max(welcome.getInlineMax());
+    fs_->set_data_pool(welcome.getDataPool());
     fs_->set_lease_ms(welcome.getLeaseMs());
 
     mount_ = std::make_unique<FuseMount>();
