@@ -238,6 +238,8 @@ class Filesystem {
   FileData *data_;  // null: no data path (every data op fails with EIO)
   const MountSettings settings_;
   LogFn log_;
+  static constexpr uint64_t kWriteFailuresLogged = 20;
+  std::atomic<uint64_t> write_failures_{0};
   // The layout (and size) of open file m for a data op; false after
   // replying EBADF (not open here) or EIO (no file data layer).
   bool open_file_data(fuse_req_t req, uint64_t m, FileLayout *layout, uint64_t *size);
