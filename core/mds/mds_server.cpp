@@ -647,9 +647,11 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
   if (o.result == -EIO) {
     auto d = eio_log_.admit("eio");
     if (d.log)
-      log_.warn("mds", "request " + std::to_string(tid) + " (kind " + std::to_string(unsigned(req.which())) +
-                           ") of session " + std::to_string(s->id) + " failed with EIO: " + o.message +
-                           (d.suppressed ? " (" + std::to_string(d.suppressed) + " more since the last)" : ""));
+      log_.warn(
+          "mds",
+          "request " + std::to_string(tid) + " (kind " + std::to_string(unsigned(req.which())) +
+              ") of session " + std::to_string(s->id) + " failed with EIO: " + o.message +
+              (d.suppressed ? " (" + std::to_string(d.suppressed) + " more since the last)" : ""));
   }
 
   capnp::MallocMessageBuilder b;

@@ -187,12 +187,18 @@ int FileDataImpl::open_state(const FileLayout &f, StatePtr *out) {
 
 const char *op_name(ObjectOp::Kind k) {
   switch (k) {
-    case ObjectOp::Kind::kWrite: return "write";
-    case ObjectOp::Kind::kRead: return "read";
-    case ObjectOp::Kind::kStat: return "stat";
-    case ObjectOp::Kind::kRemove: return "remove";
-    case ObjectOp::Kind::kTruncate: return "truncate";
-    case ObjectOp::Kind::kZero: return "zero";
+    case ObjectOp::Kind::kWrite:
+      return "write";
+    case ObjectOp::Kind::kRead:
+      return "read";
+    case ObjectOp::Kind::kStat:
+      return "stat";
+    case ObjectOp::Kind::kRemove:
+      return "remove";
+    case ObjectOp::Kind::kTruncate:
+      return "truncate";
+    case ObjectOp::Kind::kZero:
+      return "zero";
   }
   return "op";
 }
@@ -203,9 +209,9 @@ const char *op_name(ObjectOp::Kind k) {
 void FileDataImpl::report_failure(const ObjectOp &o) {
   counters_.object_errors++;
   if (!opts_.on_error) return;
-  const int64_t second =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count();
+  const int64_t second = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
   uint64_t untold = 0;
   {
     std::lock_guard lk(report_m_);
@@ -217,8 +223,8 @@ void FileDataImpl::report_failure(const ObjectOp &o) {
     reports_++;
     untold = std::exchange(untold_, 0);
   }
-  std::string line = std::string("object ") + op_name(o.kind) + " of " + o.oid + " failed: " +
-                     std::strerror(int(-o.rc));
+  std::string line = std::string("object ") + op_name(o.kind) + " of " + o.oid +
+                     " failed: " + std::strerror(int(-o.rc));
   if (!o.failure.empty()) line += " (" + o.failure + ")";
   if (untold) line += "; " + std::to_string(untold) + " more failures since the last report";
   opts_.on_error(line);

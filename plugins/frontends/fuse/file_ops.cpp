@@ -231,11 +231,11 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     // With the writeback cache the kernel turns this into EIO at close:
     // the log is where the reason survives. A full pool is expected.
     if (n != -ENOSPC && n != -EDQUOT && write_failures_.fetch_add(1) < kWriteFailuresLogged)
-      log_(STRATA_LOG_WARN, "inode " + std::to_string(m) + ": a write of " + std::to_string(size) +
-                                " bytes at " + std::to_string(off) + " failed: " +
-                                std::strerror(int(-n)) + " (pool " + std::to_string(layout.pool) +
-                                "; the first " + std::to_string(kWriteFailuresLogged) +
-                                " such failures are logged)");
+      log_(STRATA_LOG_WARN,
+           "inode " + std::to_string(m) + ": a write of " + std::to_string(size) + " bytes at " +
+               std::to_string(off) + " failed: " + std::strerror(int(-n)) + " (pool " +
+               std::to_string(layout.pool) + "; the first " + std::to_string(kWriteFailuresLogged) +
+               " such failures are logged)");
     fuse_reply_err(req, int(-n));
     return;
   }
