@@ -84,8 +84,13 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     std::lock_guard<std::mutex> l(open_mu_);
     OpenFile &f = open_[m];
     // The page cache may stay if the file did not change since we last
-    // had it open and a lease keeps others from changing it.
-    fi->keep_cache = f.openers > 0 || (f.version == a.version && granted != 0);
+    // had it open (a revoke zeroes the version) and a lease, or an open
+    // here, keeps it so. Not just for an open here: the kernel sends the
+    // RELEASE of a close in the background, so a reopen right after can
+    // find openers > 0 while a page read before a revoke was still filled
+    // in after it: kept, that page would show the old content under the
+    // new size.
+    fi->keep_cache = f.version == a.version && (granted != 0 || f.openers > 0);
     ++f.openers;
     f.used_ms = now_ms();
     f.version = a.version;
