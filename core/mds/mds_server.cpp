@@ -3,6 +3,7 @@
 #include "mds/mds_server.h"
 
 #include <capnp/message.h>
+#include <capnp/schema.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -563,6 +564,15 @@ void MdsServer::drop_leases(uint64_t session, Ino ino, uint64_t seq, bool any_se
 
 namespace {
 
+// A request's kind as the schema names it ("setattr", "create"), for logs.
+std::string request_name(fsproto::Request::Reader req) {
+  const auto which = uint16_t(req.which());
+  KJ_IF_MAYBE (field, capnp::Schema::from<fsproto::Request>().getFieldByDiscriminant(which)) {
+    return field->getProto().getName().cStr();
+  }
+  return "request kind " + std::to_string(which);
+}
+
 void build_reply(fsproto::Reply::Builder r, uint64_t tid, int result, const std::string &message,
                  uint64_t now) {
   r.setTid(tid);
@@ -649,8 +659,8 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
     if (d.log)
       log_.warn(
           "mds",
-          "request " + std::to_string(tid) + " (kind " + std::to_string(unsigned(req.which())) +
-              ") of session " + std::to_string(s->id) + " failed with EIO: " + o.message +
+          "request " + std::to_string(tid) + " (" + request_name(req) + ") of session " +
+              std::to_string(s->id) + " failed with EIO: " + o.message +
               (d.suppressed ? " (" + std::to_string(d.suppressed) + " more since the last)" : ""));
   }
 
