@@ -270,8 +270,23 @@ void OsdDaemon::fatal(const Status &st) {
 }
 
 bool OsdDaemon::failsafe_full() {
+  // Looked at again after 50 ms or 4 MiB queued, whichever comes first:
+  // far less than the failsafe margin of any disk a store fits on, and the
+  // backend's own ENOSPC still catches what slips through.
+  constexpr auto kMaxAge = std::chrono::milliseconds(50);
+  constexpr uint64_t kMaxQueued = 4u << 20;
+  auto now = std::chrono::steady_clock::now();
+  uint64_t queued = store_->queued_data_bytes();
+  std::lock_guard lk(full_check_.mu);
+  if (full_check_.valid && now - full_check_.at < kMaxAge &&
+      queued - full_check_.queued_bytes < kMaxQueued)
+    return full_check_.full;
   auto space = store_->space();
-  return space.ok() && store::used_ratio(*space) >= cfg_.failsafe_full_ratio;
+  full_check_.full = space.ok() && store::used_ratio(*space) >= cfg_.failsafe_full_ratio;
+  full_check_.valid = true;
+  full_check_.at = now;
+  full_check_.queued_bytes = queued;
+  return full_check_.full;
 }
 
 void OsdDaemon::publish_stat(const PgStatSnap &s) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -163,6 +164,16 @@ class OsdDaemon final : public PgHost {
   RepWriteTable writes_;
 
   PeerFullness peer_fullness_;
+  // failsafe_full() runs for every write and RepOp reply; a statvfs each
+  // time was one syscall per op. The answer is reused for a short while
+  // and until a few MiB more have been queued (FullCheck in osd_daemon.cpp).
+  struct FullCheck {
+    std::mutex mu;
+    bool full = false;
+    bool valid = false;
+    std::chrono::steady_clock::time_point at;
+    uint64_t queued_bytes = 0;
+  } full_check_;
 
   std::mutex stats_mu_;
   std::map<PgId, PgStatSnap> stats_;  // PGs this OSD is primary for; GUARDED_BY(stats_mu_)

@@ -210,6 +210,10 @@ class Store {
   // The filesystem under the store as fullness sees it: statvfs, plus the
   // bytes being staged right now (not on disk yet, but promised).
   Result<StoreSpace> space() const;
+  // Data bytes of every transaction queued since open: how much may have
+  // been promised since an earlier space() (a cached fullness check
+  // looks again once this has grown enough).
+  uint64_t queued_data_bytes() const { return queued_data_bytes_.load(std::memory_order_relaxed); }
   // Backend fsck; problems are logged. Returns the number found.
   Result<int64_t> fsck();
 
@@ -337,6 +341,7 @@ class Store {
   std::atomic<uint64_t> checkpoints_{0}, throttle_sleeps_{0}, staged_writes_{0};
   std::atomic<uint64_t> throttle_ns_{0};
   std::atomic<uint64_t> staging_bytes_{0};  // claimed by stages being written
+  std::atomic<uint64_t> queued_data_bytes_{0};
   bool closed_ = false;
 };
 

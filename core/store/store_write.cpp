@@ -249,6 +249,7 @@ Status Store::queue(Transaction t, Callback cb, Ack when) {
   Status st = stage_large_writes(t);
   if (!st.ok()) return st;
   throttle(t.data_bytes());
+  queued_data_bytes_.fetch_add(t.data_bytes(), std::memory_order_relaxed);
 
   if (journal_) {
     // Refuse what can never fit before anything is changed: a record larger

@@ -217,6 +217,12 @@ void DataCsumUpdater::replace(const char *data, uint64_t len) {
   replace_with(compute_csums(data, len, p_.block).data(), len);
 }
 
+void DataCsumUpdater::fill_new(const char *data, uint64_t len) {
+  ed_.assume_empty();
+  std::vector<uint32_t> crcs = compute_csums(data, len, p_.block);
+  for (uint64_t k = 0; k < crcs.size(); ++k) ed_.set(k, crcs[k]);
+}
+
 void DataCsumUpdater::replace_with(const uint32_t *crcs, uint64_t len) {
   const uint64_t B = p_.block;
   const uint64_t n = len / B + (len % B != 0);

@@ -58,6 +58,10 @@ class CsumEditor {
   void set(uint64_t block, uint32_t crc);
   // Blocks at and past `first` hold zeros from now on.
   void clear_from(uint64_t first);
+  // The object was made by this transaction: it has no stored checksums,
+  // so nothing is looked up or cleared (clear_from would search the
+  // database for keys that cannot exist).
+  void assume_empty() { cleared_from_group_ = 0; }
   // Puts every changed group into the transaction.
   void flush();
 
@@ -96,6 +100,8 @@ class DataCsumUpdater {
   // The object's whole data becomes `len` bytes whose block checksums are
   // `crcs` (computed when they were staged).
   void replace_with(const uint32_t *crcs, uint64_t len);
+  // As replace, for an object made by this transaction (no old checksums).
+  void fill_new(const char *data, uint64_t len);
 
  private:
   // Block `index`'s current bytes [0, valid) into buf (zeros after); false

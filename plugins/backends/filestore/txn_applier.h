@@ -64,6 +64,8 @@ class TxnApplier {
     std::string_view oid;
     std::string key;
     std::optional<schema::ObjectRecord> record;
+    // ensure() made the object (and its empty data file) for this op.
+    bool created = false;
   };
   Target target(std::string_view coll, std::string_view oid) const;
   // The record, creating an empty object with data file `file` if missing.
