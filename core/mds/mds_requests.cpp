@@ -91,6 +91,7 @@ bool is_dir(const InodeRec &i) { return i.type == FileType::kDirectory; }
 
 Result<std::optional<DentryRec>> MdsServer::get_dentry(Ino dir, const std::string &name) {
   if (auto d = cache_.dentry(dir, name)) return std::optional<DentryRec>(std::move(*d));
+  if (cache_.complete(dir)) return std::optional<DentryRec>();
   auto r = store_.lookup(dir, name);
   if (!r.ok()) return r.status();
   if (*r) cache_.put_dentry(dir, **r);
@@ -188,6 +189,7 @@ void MdsServer::put_inode(MetaUpdate &u, const Loaded &l) {
 }
 
 bool MdsServer::dir_empty(Ino dir) {
+  if (auto known = cache_.known_empty(dir)) return *known;
   auto page = store_.list(dir, "", 1);
   return page.ok() && page->entries.empty();
 }
@@ -202,6 +204,7 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
   if (is_dir(in)) {
     in.nlink = 0;
     where_.erase(in.ino);
+    cache_.forget_dir(in.ino);
     u.removed_dirs.push_back(in.ino);
     return;
   }
@@ -531,6 +534,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       d.type = type;
       d.inode = in;
       set_dentry(o.update, dir.inode.ino, d);
+      if (is_dir(in)) cache_.mark_complete(in.ino);
       touch_dir(dir, now);
       if (is_dir(in)) dir.inode.nlink++;
       put_inode(o.update, dir);

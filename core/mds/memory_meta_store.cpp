@@ -99,6 +99,7 @@ Status MemoryMetaStore::flush() {
 }
 
 Result<std::optional<DentryRec>> MemoryMetaStore::lookup(Ino dir, std::string_view name) {
+  ++reads_;
   std::lock_guard lk(mu_);
   auto d = dirs_.find(dir);
   if (d == dirs_.end()) return std::optional<DentryRec>();
@@ -108,6 +109,7 @@ Result<std::optional<DentryRec>> MemoryMetaStore::lookup(Ino dir, std::string_vi
 }
 
 Result<DirPage> MemoryMetaStore::list(Ino dir, std::string_view after, size_t max) {
+  ++reads_;
   std::lock_guard lk(mu_);
   DirPage page;
   auto d = dirs_.find(dir);

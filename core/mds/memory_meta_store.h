@@ -5,6 +5,7 @@
 // with -ECANCELED, as a newer incarnation would.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -33,6 +34,9 @@ class MemoryMetaStore : public MetaStore {
   void fence();
   std::vector<PurgeRec> purges() const;
   std::map<uint64_t, SessionRec> sessions() const;
+  // How often the server read a dentry or a listing (what its cache did
+  // not answer).
+  uint64_t reads() const { return reads_.load(); }
 
  private:
   void run();
@@ -48,6 +52,7 @@ class MemoryMetaStore : public MetaStore {
   bool fenced_ = false;
   bool held_ = false;
   bool stopping_ = false;
+  std::atomic<uint64_t> reads_{0};
   uint64_t submitted_ = 0, completed_ = 0;
   std::deque<std::pair<Status, std::function<void(Status)>>> pending_;
   MetaStoreStats stats_;

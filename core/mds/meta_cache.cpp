@@ -41,6 +41,7 @@ void MetaCache::erase(const Key &k) {
 void MetaCache::evict() {
   while (bytes_ > limit_ && !lru_.empty()) {
     Key k = lru_.back();
+    if (k.first != kTableDir) complete_.erase(k.first);
     erase(k);
     ++evictions_;
   }
@@ -49,6 +50,12 @@ void MetaCache::evict() {
 std::optional<DentryRec> MetaCache::dentry(Ino dir, const std::string &name) {
   return get({dir, name});
 }
+std::optional<bool> MetaCache::known_empty(Ino dir) const {
+  if (!complete(dir)) return std::nullopt;
+  auto it = items_.lower_bound(Key{dir, std::string()});
+  return it == items_.end() || it->first.first != dir;
+}
+
 void MetaCache::put_dentry(Ino dir, const DentryRec &d) { put({dir, d.name}, d); }
 void MetaCache::erase_dentry(Ino dir, const std::string &name) { erase({dir, name}); }
 

@@ -3,6 +3,11 @@
 // item is clean (the store's reads already reflect submitted changes), so
 // eviction never waits for anything: a client's lease on an evicted item
 // simply runs out (docs/FILESYSTEM.md, "Sessions, leases").
+//
+// A directory made by this MDS starts *complete*: every entry it has is in
+// the cache, so a name missing from the cache is missing from the
+// directory, and creates in it (an untar, an rsync) cost no store lookup
+// of the new name. Evicting any of its entries ends that.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "mds/meta_types.h"
@@ -23,6 +29,14 @@ class MetaCache {
   std::optional<DentryRec> dentry(Ino dir, const std::string &name);
   void put_dentry(Ino dir, const DentryRec &d);
   void erase_dentry(Ino dir, const std::string &name);
+
+  // dir (just made, empty) has all its entries here from now on, until one
+  // of them is evicted or forget_dir(dir).
+  void mark_complete(Ino dir) { complete_.insert(dir); }
+  bool complete(Ino dir) const { return complete_.count(dir) != 0; }
+  void forget_dir(Ino dir) { complete_.erase(dir); }
+  // Whether dir has no entries: known only for a complete directory.
+  std::optional<bool> known_empty(Ino dir) const;
 
   std::optional<InodeRec> inode(Ino ino);
   void put_inode(const InodeRec &i);
@@ -53,6 +67,7 @@ class MetaCache {
   uint64_t evictions_ = 0;
   std::map<Key, Item> items_;
   std::list<Key> lru_;  // front: most recently used
+  std::unordered_set<Ino> complete_;
 };
 
 }  // namespace strata::mds

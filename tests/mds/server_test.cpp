@@ -562,6 +562,43 @@ TEST_CASE("mds server: a tiny cache evicts and stays correct", "[mds]") {
   CHECK(st.sessions == 1);
 }
 
+TEST_CASE("mds server: a directory made here answers new names and emptiness from its cache",
+          "[mds]") {
+  Fixture f;
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  Ino d = a.mkdir(kRootIno, "d").inode->ino;
+  uint64_t before = f.store.reads();
+  // An untar's pattern: every name is new in a directory made just before.
+  for (int i = 0; i < 50; ++i) REQUIRE(a.create(d, "f" + std::to_string(i)).result == 0);
+  Ino sub = a.mkdir(d, "sub").inode->ino;
+  CHECK(a.create(d, "f7").result == -EEXIST);
+  CHECK(a.lookup(d, "nothing").result == -ENOENT);
+  CHECK(a.unlink(kRootIno, "d", true).result == -ENOTEMPTY);
+  CHECK(a.unlink(d, "sub", true).result == 0);
+  CHECK(a.create(sub, "x").result != 0);  // gone
+  for (int i = 0; i < 50; ++i) REQUIRE(a.unlink(d, "f" + std::to_string(i)).result == 0);
+  CHECK(f.store.reads() == before);
+  CHECK(a.unlink(kRootIno, "d", true).result == 0);
+}
+
+TEST_CASE("mds server: eviction ends a directory's completeness", "[mds]") {
+  MdsServerOptions o;
+  o.cache_limit_bytes = 4096;
+  Fixture f(o);
+  TestClient a(*f.server, "a");
+  REQUIRE(a.hello().first == 0);
+  Ino d = a.mkdir(kRootIno, "d").inode->ino;
+  Ino e = a.mkdir(kRootIno, "e").inode->ino;
+  REQUIRE(a.create(d, "keep").result == 0);
+  // Enough entries elsewhere to push d's out of the tiny cache.
+  for (int i = 0; i < 60; ++i) REQUIRE(a.create(e, "g" + std::to_string(i)).result == 0);
+  uint64_t before = f.store.reads();
+  CHECK(a.create(d, "keep").result == -EEXIST);
+  CHECK(a.unlink(kRootIno, "d", true).result == -ENOTEMPTY);
+  CHECK(f.store.reads() > before);  // asked the store: the cache no longer knows it all
+}
+
 TEST_CASE("mds server: fenced by a newer incarnation, it stops", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");
