@@ -7,6 +7,7 @@
 
 #include "checksum/crc32c.h"
 #include "mds/store_names.h"
+#include "msg/messenger.h"
 
 namespace strata::mds {
 namespace {
@@ -514,8 +515,13 @@ void ObjectMetaStore::writer_loop() {
       applier_cv_.notify_one();
     }
     l.unlock();
-    for (auto &q : batch)
-      if (q.cb) q.cb(st);
+    {
+      // The callbacks answer the clients whose requests this write made
+      // safe: one message each, all of a client's in one gather write.
+      msg::SendBatch together;
+      for (auto &q : batch)
+        if (q.cb) q.cb(st);
+    }
     l.lock();
     durable_seq_ = batch.back().seq;
     done_cv_.notify_all();

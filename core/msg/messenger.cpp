@@ -152,8 +152,15 @@ struct Core {
   }
 };
 
+class Conn;
+bool in_send_batch();
+void hold_in_batch(std::shared_ptr<Conn> c);
+
 class Conn final : public Connection, public std::enable_shared_from_this<Conn> {
  public:
+  // The end of a SendBatch that held frames here (see release_held below).
+  void release_batch() { release_held(); }
+
   Conn(std::shared_ptr<Core> core, tcp::socket sock, bool incoming)
       : core_(std::move(core)),
         sock_(std::move(sock)),
@@ -274,6 +281,18 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
   bool enqueue(Message m) {
     Out out{encode_frame_head(m), std::move(m)};
     bool kick = false;
+    if (in_send_batch() && !strand_.running_in_this_thread()) {
+      bool first = false;
+      {
+        std::lock_guard lk(wmu_);
+        if (closing_) return false;
+        pending_.push_back(std::move(out));
+        // Someone else's write (or an earlier batch) takes it along.
+        if (!writing_ && !held_) held_ = first = true;
+      }
+      if (first) hold_in_batch(shared_from_this());
+      return true;
+    }
     {
       std::lock_guard lk(wmu_);
       if (closing_) return false;
@@ -296,6 +315,69 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
         asio::post(strand_, [self = shared_from_this()] { self->start_write(); });
     }
     return true;
+  }
+
+  // The end of the SendBatch that held frames here: they go out at once in
+  // one gather write if the socket takes them, else from the strand.
+  void release_held() {
+    bool kick = false;
+    {
+      std::lock_guard lk(wmu_);
+      held_ = false;
+      if (writing_ || pending_.empty() || closing_) return;
+      if (open_.load(std::memory_order_acquire) && send_pending_now_locked()) return;
+      writing_ = kick = true;
+    }
+    if (kick) asio::post(strand_, [self = shared_from_this()] { self->start_write(); });
+  }
+
+  // Writes as many of the pending frames as the socket takes without
+  // blocking; true when all went. Frames sent whole leave the queue; the
+  // first one left may be part-sent (its `sent` says how much).
+  // REQUIRES: wmu_, no write in progress.
+  bool send_pending_now_locked() {
+    std::array<iovec, 64> iov{};
+    size_t n = 0;
+    for (const Out &o : pending_) {
+      size_t skip = o.sent;
+      auto add = [&](const void *p, size_t len) {
+        if (skip >= len) {
+          skip -= len;
+          return;
+        }
+        if (n < iov.size())
+          iov[n++] = iovec{const_cast<char *>(static_cast<const char *>(p)) + skip, len - skip};
+        skip = 0;
+      };
+      add(o.head.header.data(), o.head.header.size());
+      add(o.head.table.data(), o.head.table.size());
+      add(o.msg.payload.data(), o.msg.payload.size());
+      for (const auto &seg : o.msg.segments) add(seg.data(), seg.size());
+      if (n == iov.size()) break;
+    }
+    msghdr mh{};
+    mh.msg_iov = iov.data();
+    mh.msg_iovlen = n;
+    ssize_t w = ::sendmsg(sock_.native_handle(), &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w <= 0) return false;  // EAGAIN, or an error the strand's write reports
+    size_t left = static_cast<size_t>(w), done = 0;
+    for (Out &o : pending_) {
+      size_t rest = frame_bytes(o) - o.sent;
+      if (left < rest) {
+        o.sent += left;
+        break;
+      }
+      left -= rest;
+      ++done;
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(done));
+    return pending_.empty();
+  }
+
+  static size_t frame_bytes(const Out &o) {
+    size_t total = o.head.header.size() + o.head.table.size() + o.msg.payload.size();
+    for (const auto &seg : o.msg.segments) total += seg.size();
+    return total;
   }
 
   // Writes as much of `out` as the socket takes without blocking; true when
@@ -606,8 +688,35 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
   std::vector<Out> pending_;
   bool writing_ = false;
   bool closing_ = false;
+  bool held_ = false;  // a SendBatch holds pending_ and releases it (release_held)
   std::string close_after_write_;
 };
+
+// The innermost SendBatch alive on this thread (the guards live on the
+// thread's stack and own what they hold; this only finds them).
+thread_local SendBatch *t_send_batch = nullptr;
+
+}  // namespace
+
+class BatchAccess {
+ public:
+  static SendBatch *outermost() {
+    SendBatch *b = t_send_batch;
+    while (b && b->outer_) b = b->outer_;
+    return b;
+  }
+  static void hold(std::shared_ptr<Conn> c) { outermost()->held_.push_back(std::move(c)); }
+  static void enter(SendBatch *b) {
+    b->outer_ = t_send_batch;
+    t_send_batch = b;
+  }
+  static void leave(SendBatch *b);
+};
+
+namespace {
+
+bool in_send_batch() { return t_send_batch != nullptr; }
+void hold_in_batch(std::shared_ptr<Conn> c) { BatchAccess::hold(std::move(c)); }
 
 void start_accept(const std::shared_ptr<Core> &core, tcp::acceptor *acc) {
   acc->async_accept([core, acc](error_code ec, tcp::socket sock) {
@@ -632,6 +741,18 @@ void start_accept(const std::shared_ptr<Core> &core, tcp::acceptor *acc) {
 struct Messenger::Impl {
   std::shared_ptr<Core> core;
 };
+
+void BatchAccess::leave(SendBatch *b) {
+  t_send_batch = b->outer_;
+  if (b->outer_) return;  // the outermost one releases
+  // In the order first held; nothing sent now is held again (no batch is
+  // left on this thread).
+  for (const auto &c : b->held_) static_cast<Conn &>(*c).release_batch();
+  b->held_.clear();
+}
+
+SendBatch::SendBatch() { BatchAccess::enter(this); }
+SendBatch::~SendBatch() { BatchAccess::leave(this); }
 
 Messenger::Messenger(std::string self, std::string self_secret, SecretLookup lookup, Logger &log,
                      MessengerOptions opts)

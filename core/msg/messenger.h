@@ -71,6 +71,25 @@ struct Handlers {
   std::function<void(const ConnectionRef &)> on_accept;
 };
 
+// While a SendBatch lives on a thread, what that thread sends is held and
+// goes out when the last one ends: each connection's messages in one gather
+// write. A thread answering many requests at once (the MDS as a journal
+// write commits, an OSD as a group commit completes) then makes one
+// syscall per peer, not one per message. Nests; the I/O threads' own sends
+// are never held (they already go out together).
+class SendBatch {
+ public:
+  SendBatch();
+  ~SendBatch();
+  SendBatch(const SendBatch &) = delete;
+  SendBatch &operator=(const SendBatch &) = delete;
+
+ private:
+  friend class BatchAccess;
+  SendBatch *outer_ = nullptr;       // the thread's batch before this one
+  std::vector<ConnectionRef> held_;  // in the outermost batch only
+};
+
 class Messenger {
  public:
   // `self` is this process's entity; `self_secret` its key, used when it

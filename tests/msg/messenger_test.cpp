@@ -249,6 +249,53 @@ TEST_CASE("frames from many threads on one connection keep each sender's order, 
   }
 }
 
+TEST_CASE(
+    "frames held by a SendBatch all arrive, in order, also past a full socket and with "
+    "unbatched senders on the same connection") {
+  // One thread sends in nested batches (many small frames, some of several
+  // MiB that a single gather write cannot take), another sends unbatched:
+  // every frame comes back, each sender's in order, intact.
+  EchoServer server({{"client.a", kClientKey}});
+  Client ca("client.a", kClientKey);
+  auto r = ca.m.connect(server.addr);
+  REQUIRE(r.ok());
+  ConnectionRef conn = r.value();
+  constexpr int kBatches = 30, kPerBatch = 12, kLoose = 150;
+  auto payload = [](int from) {
+    size_t n = from % 17 == 0 ? (1u << 20) * (1 + from % 3) : static_cast<size_t>(from % 9) * 50;
+    return random_bytes(n, static_cast<uint32_t>(from));
+  };
+  std::thread loose([&] {
+    for (int i = 0; i < kLoose; ++i) REQUIRE(conn->send(heartbeat(1000000 + i, {payload(i)})));
+  });
+  int from = 0;
+  for (int b = 0; b < kBatches; ++b) {
+    SendBatch outer;
+    for (int i = 0; i < kPerBatch / 2; ++i, ++from)
+      REQUIRE(conn->send(heartbeat(from, {payload(from)})));
+    SendBatch inner;  // nested: still held until `outer` ends
+    for (int i = kPerBatch / 2; i < kPerBatch; ++i, ++from)
+      REQUIRE(conn->send(heartbeat(from, {payload(from)})));
+  }
+  loose.join();
+  REQUIRE(wait_for([&] { return ca.n_got() == kBatches * kPerBatch + kLoose; }, 60000));
+  std::lock_guard lk(ca.mu);
+  int next_batched = 0, next_loose = 0;
+  for (auto &m : ca.got) {
+    int f = heartbeat_from(m);
+    REQUIRE(m.segments.size() == 1);
+    if (f >= 1000000) {
+      CHECK(f - 1000000 == next_loose);
+      next_loose = f - 1000000 + 1;
+      CHECK(m.segments[0] == payload(f - 1000000));
+    } else {
+      CHECK(f == next_batched);
+      next_batched = f + 1;
+      CHECK(m.segments[0] == payload(f));
+    }
+  }
+}
+
 TEST_CASE("a client with the wrong key is refused and nothing is delivered") {
   EchoServer server({{"client.a", kClientKey}});
   Client client("client.a", kOtherKey);
