@@ -339,20 +339,9 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     std::array<iovec, 64> iov{};
     size_t n = 0;
     for (const Out &o : pending_) {
-      size_t skip = o.sent;
-      auto add = [&](const void *p, size_t len) {
-        if (skip >= len) {
-          skip -= len;
-          return;
-        }
-        if (n < iov.size())
-          iov[n++] = iovec{const_cast<char *>(static_cast<const char *>(p)) + skip, len - skip};
-        skip = 0;
-      };
-      add(o.head.header.data(), o.head.header.size());
-      add(o.head.table.data(), o.head.table.size());
-      add(o.msg.payload.data(), o.msg.payload.size());
-      for (const auto &seg : o.msg.segments) add(seg.data(), seg.size());
+      for_each_unsent_part(o, [&](const char *p, size_t len) {
+        if (n < iov.size()) iov[n++] = iovec{const_cast<char *>(p), len};
+      });
       if (n == iov.size()) break;
     }
     msghdr mh{};
@@ -372,6 +361,25 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     }
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(done));
     return pending_.empty();
+  }
+
+  // Calls add(pointer, length) for each part of o's frame (header, table,
+  // payload, segments) not yet on the wire, skipping the o.sent bytes that are.
+  template <class Add>
+  static void for_each_unsent_part(const Out &o, Add &&add) {
+    size_t skip = o.sent;
+    auto part = [&](const void *p, size_t len) {
+      if (skip >= len) {
+        skip -= len;
+        return;
+      }
+      add(static_cast<const char *>(p) + skip, len - skip);
+      skip = 0;
+    };
+    part(o.head.header.data(), o.head.header.size());
+    part(o.head.table.data(), o.head.table.size());
+    part(o.msg.payload.data(), o.msg.payload.size());
+    for (const auto &seg : o.msg.segments) part(seg.data(), seg.size());
   }
 
   static size_t frame_bytes(const Out &o) {
@@ -426,20 +434,8 @@ class Conn final : public Connection, public std::enable_shared_from_this<Conn> 
     bufs_.clear();
     for (const Out &o : inflight_) {
       // Only the first frame can be part-sent (a direct send found the
-      // socket buffer full); skip what went.
-      size_t skip = o.sent;
-      auto add = [&](const void *p, size_t len) {
-        if (skip >= len) {
-          skip -= len;
-          return;
-        }
-        bufs_.emplace_back(static_cast<const char *>(p) + skip, len - skip);
-        skip = 0;
-      };
-      add(o.head.header.data(), o.head.header.size());
-      add(o.head.table.data(), o.head.table.size());
-      add(o.msg.payload.data(), o.msg.payload.size());
-      for (const auto &s : o.msg.segments) add(s.data(), s.size());
+      // socket buffer full).
+      for_each_unsent_part(o, [&](const char *p, size_t len) { bufs_.emplace_back(p, len); });
     }
     asio::async_write(sock_, bufs_,
                       asio::bind_executor(strand_, [self = shared_from_this()](error_code ec, std::size_t) {
