@@ -4,19 +4,21 @@
 // which nobody else can get before this client flushes: see revoke.cpp).
 // fsync, unmount and a revoke still wait for the data.
 //
-// The jobs of one inode run in order on one thread (a close's write-out,
-// then the last release's); different inodes' jobs run in parallel.
+// One queue, oldest first, served by a few threads: the jobs of one inode
+// run in order and never two at once (a close's write-out, then the last
+// release's); different inodes' jobs run in parallel, and a job that waits
+// (for its create to be safe at the MDS) holds up only its own inode's.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
-#include <memory>
+#include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
-
-#include "message_worker.h"
 
 namespace strata::fuse {
 
@@ -31,11 +33,26 @@ class CloseWorkers {
   size_t pending() const;
 
  private:
-  std::vector<std::unique_ptr<MessageWorker>> workers_;
+  struct Job {
+    uint64_t id = 0;
+    uint64_t ino = 0;
+    std::function<void()> fn;
+  };
+  void run();
+  // The oldest queued job whose inode has none running; end() if none.
+  // REQUIRES: mu_.
+  std::deque<Job>::iterator next_runnable();
+
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable work_cv_;  // a job may have become runnable, or stopping
+  std::condition_variable done_cv_;  // a job finished
+  std::deque<Job> queue_;
+  std::set<uint64_t> running_inos_;
+  std::map<uint64_t, size_t> jobs_of_;  // ino -> queued + running jobs
+  std::set<uint64_t> open_;             // ids of jobs posted, not yet run to the end
   uint64_t posted_ = 0;
-  std::set<uint64_t> open_;  // ids of jobs posted, not yet run
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace strata::fuse
