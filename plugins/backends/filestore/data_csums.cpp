@@ -72,7 +72,11 @@ void CsumEditor::clear_from(uint64_t first) {
   // delete what the transaction has.
   groups_.erase(groups_.lower_bound(g), groups_.end());
   dirty_.erase(dirty_.lower_bound(g), dirty_.end());
-  cleared_from_group_ = std::min(cleared_from_group_, g);
+  // Groups from an earlier clear point on are already deleted in the
+  // transaction (or never existed: assume_empty); what was set since is
+  // only in groups_, just dropped.
+  if (g >= cleared_from_group_) return;
+  cleared_from_group_ = g;
   std::string begin = schema::csum_key(coll_, oid_, g);
   std::string end = schema::csums_of(coll_, oid_).end;
   std::vector<std::string> keys;
@@ -98,6 +102,9 @@ void CsumEditor::flush() {
       meta_.put(key, bytes);
   }
   dirty_.clear();
+  // The transaction now holds groups past any clear point: a later
+  // clear_from must search it again.
+  cleared_from_group_ = UINT64_MAX;
 }
 
 void load_csums(const kvdb::Database &db, std::string_view coll, std::string_view oid,
@@ -219,8 +226,7 @@ void DataCsumUpdater::replace(const char *data, uint64_t len) {
 
 void DataCsumUpdater::fill_new(const char *data, uint64_t len) {
   ed_.assume_empty();
-  std::vector<uint32_t> crcs = compute_csums(data, len, p_.block);
-  for (uint64_t k = 0; k < crcs.size(); ++k) ed_.set(k, crcs[k]);
+  replace(data, len);  // its clear_from(0) then has nothing to search
 }
 
 void DataCsumUpdater::replace_with(const uint32_t *crcs, uint64_t len) {
