@@ -229,10 +229,18 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
     strays_.insert(in.ino);
     return;
   }
-  // An inline file has no data objects to purge (a stale one a crashed
-  // client left is `fs check`'s to find).
-  if (in.type == FileType::kRegular && !in.data_inline)
-    u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
+  if (in.type == FileType::kRegular) purge_file(u, in);
+}
+
+void MdsServer::purge_file(MetaUpdate &u, const InodeRec &in) {
+  const bool unreported = unreported_writes_.erase(in.ino) > 0;
+  // An inline file has no data objects, unless a client died writing them.
+  if (in.data_inline && !unreported) return;
+  // One object past the known end (object 0 of an inline file): where an
+  // unreported write most likely went.
+  uint64_t size = in.data_inline ? 0 : in.size;
+  if (unreported) size += in.object_size ? in.object_size : 1;
+  u.purges.push_back(PurgeRec{in.ino, size, in.data_pool, in.object_size});
 }
 
 std::pair<int, std::string> MdsServer::apply_data_attrs(InodeRec &in, fsproto::SetAttr::Reader a,
@@ -272,10 +280,7 @@ void MdsServer::maybe_purge_stray(Ino ino) {
   MetaUpdate u;
   remove_dentry(u, kStrayIno, hex16(ino));
   where_.erase(ino);
-  if (d.ok() && *d && (*d)->inode && !(*d)->inode->data_inline) {
-    const InodeRec &in = *(*d)->inode;
-    u.purges.push_back(PurgeRec{in.ino, in.size, in.data_pool, in.object_size});
-  }
+  if (d.ok() && *d && (*d)->inode) purge_file(u, *(*d)->inode);
   store_.submit(std::move(u), [this](Status st) {
     if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
       opts_.on_fenced(st);

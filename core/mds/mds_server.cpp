@@ -123,7 +123,14 @@ void MdsServer::tick() {
     if (it == leases_.end()) continue;
     auto &v = it->second;
     size_t before = v.size();
-    std::erase_if(v, [&](const LeaseHeld &l) { return l.expires <= now; });
+    std::erase_if(v, [&](const LeaseHeld &l) {
+      if (l.expires > now) return false;
+      if (l.kind == static_cast<uint8_t>(fsproto::LeaseKind::FILE_WRITE)) {
+        auto s = sessions_.find(l.session);
+        if (s == sessions_.end() || !s->second.link) unreported_writes_.insert(ino);
+      }
+      return true;
+    });
     if (v.size() != before) {
       changed = true;
       lapsed_files.push_back(ino);

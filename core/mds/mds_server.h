@@ -279,6 +279,16 @@ class MdsServer {
   std::unordered_map<Ino, Loc> where_;
   std::set<Ino> table_;
   std::set<Ino> strays_;
+  // Files whose fileWrite lease ran out while its session was gone (a
+  // client that died): it may have written data objects (a file moving
+  // from inline to objects, or growing) it never reported, so their purge
+  // removes object 0 even of an inline inode, and one object past the
+  // known end of any other. Kept in memory only: after a restart `fs
+  // check` finds what is left.
+  std::set<Ino> unreported_writes_;
+  // The purge of a file that lost its last link (none for an inline file
+  // a live client wrote, whose objects do not exist).
+  void purge_file(MetaUpdate &u, const InodeRec &in);
   LockTable locks_;
   std::vector<LockWaiter> lock_waiters_;
   MetaCache cache_;

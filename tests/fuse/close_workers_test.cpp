@@ -1,6 +1,7 @@
 // CloseWorkers (plugins/frontends/fuse/close_workers.h): one inode's jobs run
 // in order and never two at once; drain() waits for everything posted
-// before it; a waiting job holds up only its own inode.
+// before it; a waiting job holds up only its own inode; settle(ino) runs
+// that inode's jobs ahead of a backlog and waits for them alone.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -65,6 +66,38 @@ TEST_CASE("close workers: a job that waits holds up only its own inode's jobs") 
   release = true;
   w.drain();
   CHECK(second_of_7);
+}
+
+TEST_CASE(
+    "close workers: settle runs one inode's jobs ahead of a backlog and waits only for them") {
+  CloseWorkers w(2);
+  std::atomic<bool> release{false};
+  std::atomic<int> backlog_done{0};
+  // Both threads busy, and a long queue behind them.
+  for (uint64_t ino = 100; ino < 102; ++ino)
+    w.post(ino, [&] {
+      while (!release) std::this_thread::sleep_for(1ms);
+    });
+  for (int i = 0; i < 50; ++i)
+    w.post(200 + i, [&] {
+      std::this_thread::sleep_for(2ms);
+      ++backlog_done;
+    });
+  std::atomic<int> victim_jobs{0};
+  w.post(7, [&] { ++victim_jobs; });
+  w.post(7, [&] { ++victim_jobs; });
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(20ms);
+    release = true;
+  });
+  w.settle(7);
+  CHECK(victim_jobs == 2);
+  // The victim's jobs went first: most of the backlog is still waiting.
+  CHECK(backlog_done < 25);
+  releaser.join();
+  w.settle(12345);  // nothing of it: returns at once
+  w.drain();
+  CHECK(backlog_done == 50);
 }
 
 TEST_CASE("close workers: destruction runs what is queued") {

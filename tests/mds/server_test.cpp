@@ -367,6 +367,48 @@ TEST_CASE("mds server: open files revoke writers, unlinked open files purge on c
   CHECK(f.store.purges()[0].size == 12345);
 }
 
+TEST_CASE(
+    "mds server: a file whose writer died holding fileWrite is purged as if it had "
+    "objects",
+    "[mds]") {
+  // A client may move a file from inline to its objects (or grow one in
+  // objects) and die before it reports that: the purge must still remove
+  // object 0 (one object past the known end of a file in objects).
+  Fixture f(short_leases(300));
+  TestClient a(*f.server, "a"), b(*f.server, "b"), live(*f.server, "live");
+  a.supports_inline = true;
+  live.supports_inline = true;
+  REQUIRE(a.hello().first == 0);
+  REQUIRE(b.hello().first == 0);
+  REQUIRE(live.hello().first == 0);
+  auto c = a.create_inline(kRootIno, "moved");
+  REQUIRE(c.result == 0);
+  REQUIRE(c.inode->data_inline);
+  const Ino moved = c.inode->ino;
+  REQUIRE(a.open(moved, O_RDWR, LeaseKind::FILE_WRITE).result == 0);
+  // The same for a file a live client wrote: its lease lapses, nothing else.
+  auto lc = live.create_inline(kRootIno, "kept");
+  REQUIRE(lc.result == 0);
+  REQUIRE(live.open(lc.inode->ino, O_RDWR, LeaseKind::FILE_WRITE).result == 0);
+  f.server->link_closed(a.link());  // a dies
+  // Both go to the stray directory while their leases last, and are
+  // purged (or not) when those run out.
+  REQUIRE(b.unlink(kRootIno, "moved").result == 0);
+  REQUIRE(b.unlink(kRootIno, "kept").result == 0);
+  std::vector<PurgeRec> purges;
+  for (int i = 0; i < 300 && purges.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    f.store.flush();
+    purges = f.store.purges();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // "kept" lapses too
+  f.store.flush();
+  purges = f.store.purges();
+  REQUIRE(purges.size() == 1);
+  CHECK(purges[0].ino == moved);
+  CHECK(purges[0].size > 0);  // object 0 at least
+}
+
 TEST_CASE("mds server: an unlink of a file its caller has closed purges at once", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a"), b(*f.server, "b");

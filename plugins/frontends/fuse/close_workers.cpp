@@ -71,6 +71,15 @@ void CloseWorkers::drain() {
   done_cv_.wait(l, [&] { return open_.empty() || *open_.begin() > target; });
 }
 
+void CloseWorkers::settle(uint64_t ino) {
+  std::unique_lock<std::mutex> l(mu_);
+  if (!jobs_of_.count(ino)) return;
+  // Its jobs first, in their order (stable: the others keep theirs).
+  std::stable_partition(queue_.begin(), queue_.end(), [&](const Job &j) { return j.ino == ino; });
+  work_cv_.notify_all();
+  done_cv_.wait(l, [&] { return jobs_of_.count(ino) == 0; });
+}
+
 size_t CloseWorkers::pending() const {
   std::lock_guard<std::mutex> l(mu_);
   return open_.size();

@@ -8,6 +8,9 @@
 // run in order and never two at once (a close's write-out, then the last
 // release's); different inodes' jobs run in parallel, and a job that waits
 // (for its create to be safe at the MDS) holds up only its own inode's.
+// settle() moves one inode's jobs to the front and waits for them alone:
+// an unlink of a file written a moment ago waits for that file, not for
+// the whole backlog of an untar.
 #pragma once
 
 #include <condition_variable>
@@ -30,6 +33,9 @@ class CloseWorkers {
   void post(uint64_t ino, std::function<void()> job);
   // Waits until every job posted before the call has run.
   void drain();
+  // Runs ino's queued jobs before any other and waits until none of its
+  // jobs is queued or running.
+  void settle(uint64_t ino);
   size_t pending() const;
 
  private:

@@ -371,12 +371,10 @@ void Filesystem::settle_victim(uint64_t dir, const char *name) {
     std::lock_guard<std::mutex> l(open_mu_);
     if (!open_.count(hit.entry.ino)) return;
   }
-  // Everything, not only the victim's write-out: a client that dies with
-  // a file half moved from inline to its objects leaves objects the purge
-  // of an inline inode does not remove (docs/FILESYSTEM.md, "Inline data"),
-  // and an untar's end (tar replaces its symlink placeholders) is where
-  // this drain brings the whole backlog out before anything else happens.
-  closers_->drain();
+  // Only the victim's own write-out (its objects must not be written after
+  // its unlink): an untar's end, where tar replaces its symlink
+  // placeholders, does not wait for the whole backlog.
+  closers_->settle(hit.entry.ino);
 }
 
 bool Filesystem::holds_file_write(uint64_t ino) const {
