@@ -20,7 +20,8 @@ cluster_up 3 --backend xfs --journal file --size-mb 320 --pg-num 8 \
 health_lines() { status_field '" | ".join(s["warnings"])'; }
 osds_up() { status_field 's["osds"]["up"]'; }
 
-# 1. Fill in short bursts, each of which must succeed, until the health
+# 1. Fill in short bursts (two objects, ~5% of a disk: the warning must not
+#    be outrun by one burst), each of which must succeed, until the health
 #    warns (the warning comes while writes still go through); then on until
 #    the cluster refuses a write.
 fill() { "$WRITER" write --conf "$CONF" --pool data --log "$T/acked" --prefix "fill$1" --size "$SIZE" "${@:2}"; }
@@ -28,7 +29,7 @@ bursts=0
 until health_lines | grep -Eq "(nearfull|backfillfull) osd\(s\)"; do
   bursts=$((bursts + 1))
   [ "$bursts" -le 60 ] || { echo "FAIL: no nearfull warning after $bursts bursts"; exit 1; }
-  fill "$bursts" --seconds 0.5 >/dev/null 2>"$T/burst.err" ||
+  fill "$bursts" --seconds 0.5 --max 2 >/dev/null 2>"$T/burst.err" ||
     { cat "$T/burst.err"; echo "FAIL: a write failed before any nearfull warning"; exit 1; }
 done
 echo "== after $(wc -l <"$T/acked") writes: $(health_lines)"

@@ -7,16 +7,26 @@ set -euo pipefail
 T=$(mktemp -d /var/tmp/strata-cluster-test.XXXXXX)
 C=$T/cluster
 CONF=$C/strata.conf
+# The test's own output is kept too: a failure report ends with the daemon
+# logs, and CI shows only its last lines, so the cause is repeated after them.
+exec > >(tee -a "$T/test.out") 2>&1
+set -E
+trap 'FAILED_AT="line $LINENO: $BASH_COMMAND"' ERR
 
 cluster_cleanup() {
   local rc=$?
   if [ "$rc" -ne 0 ]; then
+    sleep 0.2  # tee's last lines
+    local own_lines
+    own_lines=$(wc -l <"$T/test.out")
     echo "== test failed (rc $rc); daemon logs:"
     for f in "$C"/*.log; do
       [ -f "$f" ] || continue
       echo "--- $f (last 40 lines)"
       tail -n 40 "$f"
     done
+    echo "== the test's last lines (rc $rc${FAILED_AT:+, failed at $FAILED_AT}):"
+    head -n "$own_lines" "$T/test.out" | tail -n 8
   fi
   if [ -n "${STRATA_TEST_KEEP:-}" ]; then
     "$STRATA" down --dir "$C" >/dev/null 2>&1 || true
