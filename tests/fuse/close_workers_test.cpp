@@ -1,7 +1,9 @@
 // CloseWorkers (plugins/frontends/fuse/close_workers.h): one inode's jobs run
 // in order and never two at once; drain() waits for everything posted
 // before it; a waiting job holds up only its own inode; settle(ino) runs
-// that inode's jobs ahead of a backlog and waits for them alone.
+// that inode's jobs ahead of a backlog and waits for them alone. Deferred
+// jobs wait their delay unless drained, settled, pushed by over_limit or
+// cancelled, and keep their inode's order.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -107,6 +109,117 @@ TEST_CASE("close workers: destruction runs what is queued") {
     for (int i = 0; i < 20; ++i) w.post(i, [&] { ++ran; });
   }
   CHECK(ran == 20);
+}
+
+CloseWorkers::Options deferring(std::chrono::milliseconds delay,
+                               std::function<bool()> over_limit = {}) {
+  CloseWorkers::Options o;
+  o.threads = 2;
+  o.delay = delay;
+  o.over_limit = std::move(over_limit);
+  return o;
+}
+
+TEST_CASE("close workers: a deferred job waits its delay; drain runs it at once") {
+  std::atomic<int> ran{0};
+  {
+    CloseWorkers w(deferring(300ms));
+    auto t0 = std::chrono::steady_clock::now();
+    w.post(1, [&] { ++ran; }, true);
+    CHECK(w.deferred() == 1);
+    CHECK(w.pending() == 1);
+    std::this_thread::sleep_for(100ms);
+    CHECK(ran == 0);
+    for (int i = 0; i < 2000 && ran == 0; ++i) std::this_thread::sleep_for(1ms);
+    CHECK(ran == 1);
+    CHECK(std::chrono::steady_clock::now() - t0 >= 300ms);
+    CHECK(w.deferred() == 0);
+
+    CloseWorkers w2(deferring(1h));
+    w2.post(2, [&] { ++ran; }, true);
+    w2.post(3, [&] { ++ran; }, true);
+    w2.drain();
+    CHECK(ran == 3);
+    w2.post(4, [&] { ++ran; }, true);
+  }  // destruction runs the deferred one too
+  CHECK(ran == 4);
+}
+
+TEST_CASE("close workers: an inode's jobs keep their order across deferred and immediate posts") {
+  CloseWorkers w(deferring(1h));
+  std::mutex mu;
+  std::vector<int> order;
+  auto note = [&](int k) {
+    std::lock_guard<std::mutex> l(mu);
+    order.push_back(k);
+  };
+  w.post(5, [&] { note(1); }, true);
+  w.post(5, [&] { note(2); }, true);
+  // Not deferred, but behind the inode's deferred jobs: they start now.
+  w.post(5, [&] { note(3); });
+  w.post(6, [&] { note(10); }, true);  // another inode's stays deferred
+  w.settle(5);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    CHECK(order == std::vector<int>{1, 2, 3});
+  }
+  CHECK(w.deferred() == 1);
+  w.settle(6);
+  CHECK(w.deferred() == 0);
+  CHECK(order.size() == 4);
+}
+
+TEST_CASE("close workers: over_limit starts the oldest deferred jobs early") {
+  std::atomic<bool> full{false};
+  std::mutex mu;
+  std::vector<int> order;
+  CloseWorkers w(deferring(1h, [&] { return full.load(); }));
+  for (int i = 0; i < 10; ++i)
+    w.post(100 + i, [&, i] {
+      std::lock_guard<std::mutex> l(mu);
+      order.push_back(i);
+    }, true);
+  std::this_thread::sleep_for(150ms);
+  CHECK(w.deferred() == 10);
+  full = true;  // noticed within the 100 ms recheck, without a post
+  for (int i = 0; i < 2000 && w.deferred() > 0; ++i) std::this_thread::sleep_for(1ms);
+  CHECK(w.deferred() == 0);
+  w.drain();
+  std::lock_guard<std::mutex> l(mu);
+  REQUIRE(order.size() == 10);
+  // Started oldest first, two at a time at most: nearly in order.
+  for (size_t k = 2; k < order.size(); ++k) CHECK(order[k] > order[k - 2]);
+}
+
+TEST_CASE("close workers: cancel drops an inode's jobs only while all are deferred and agreed") {
+  CloseWorkers w(deferring(1h));
+  std::atomic<int> ran{0};
+  w.post(1, [&] { ++ran; }, true);
+  w.post(1, [&] { ++ran; }, true);
+  CHECK_FALSE(w.cancel(1, [] { return false; }));  // the owner says no
+  CHECK(w.deferred() == 2);
+  bool asked = false;
+  CHECK(w.cancel(1, [&] { return asked = true; }));
+  CHECK(asked);
+  CHECK(w.deferred() == 0);
+  CHECK(w.pending() == 0);
+  CHECK_FALSE(w.cancel(1, [] { return true; }));  // nothing left of it
+  w.drain();                                       // returns: the dropped ones count as done
+  CHECK(ran == 0);
+
+  // One of its jobs already queued to run: the deferred rest must run too.
+  std::atomic<bool> release{false};
+  w.post(2, [&] {
+    while (!release) std::this_thread::sleep_for(1ms);
+    ++ran;
+  });
+  w.post(2, [&] { ++ran; }, true);
+  for (int i = 0; i < 100 && w.pending() == 2 && w.deferred() == 1; ++i)
+    std::this_thread::sleep_for(1ms);
+  CHECK_FALSE(w.cancel(2, [] { return true; }));
+  release = true;
+  w.drain();
+  CHECK(ran == 2);
 }
 
 }  // namespace

@@ -498,6 +498,7 @@ void Filesystem::maintain() {
   // Files in use (open, or opened or closed within a lease) keep their
   // lease too, so that a reopen (a second tar or make over the same tree)
   // needs no MDS round trip; an idle one is left to expire (seed 002).
+  // A file with buffered changes keeps fileWrite until they are out.
   {
     std::lock_guard<std::mutex> l(open_mu_);
     for (const auto &[ino, f] : open_) {
@@ -506,7 +507,7 @@ void Filesystem::maintain() {
       if (f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_READ) &&
           f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE))
         continue;
-      if (f.openers > 0 || f.used_ms >= now - lease) inos.push_back(ino);
+      if (f.openers > 0 || f.used_ms >= now - lease || f.dirty) inos.push_back(ino);
     }
   }
   if (inos.empty()) return;

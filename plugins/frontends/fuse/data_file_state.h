@@ -35,6 +35,10 @@ struct FileState {
   // st_blocks of a file no bigger needs no stat of its objects (the
   // common case: a new file written front to back).
   uint64_t dense = 0;
+  // An object was written, truncated or zeroed through this state: the
+  // MDS may not know of it until the next size report (discard() then
+  // refuses).
+  bool objects_touched = false;
 
   // Inline data (FileLayout::inline_data), decided when the state is
   // made (or first used after an invalidation). While `objects_absent`,

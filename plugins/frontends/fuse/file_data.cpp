@@ -45,6 +45,8 @@ class FileDataImpl final : public FileData {
   void invalidate(uint64_t ino) override;
   void forget(uint64_t ino) override;
   int flush_all() override;
+  bool discard(uint64_t ino) override;
+  uint64_t buffered_bytes() const override { return total_pending_.load(); }
   FileDataStats stats() const override;
 
  private:
@@ -323,6 +325,7 @@ std::shared_ptr<AioBatch> FileDataImpl::prepare_writeout(const StatePtr &st, boo
   st->writing = std::move(st->dirty);
   st->dirty.clear();
   st->writeout_active = true;
+  st->objects_touched = true;
   auto batch = new_batch([this, st](AioBatch &b) { writeout_done(st, b); });
   const uint32_t os = st->layout.object_size;
   for (const auto &[off, data] : st->writing.extents()) {
@@ -437,11 +440,28 @@ void FileDataImpl::forget(uint64_t ino) {
   }
 }
 
+bool FileDataImpl::discard(uint64_t ino) {
+  StatePtr st = state_of(ino, false);
+  if (!st) return true;  // nothing buffered: forget() only drops a flushed state
+  std::lock_guard flk(files_m_);
+  std::lock_guard lk(st->m);
+  if (st->erased) return true;  // forget() dropped it meanwhile
+  if (st->objects_touched || st->writeout_active || st->exclusive || st->prefetch_active)
+    return false;
+  release_pending(*st, st->dirty.bytes());
+  st->dirty.clear();
+  st->base.clear();
+  if (auto it = files_.find(ino); it != files_.end() && it->second == st) files_.erase(it);
+  st->erased = true;  // an op that took it before this looks again (lock_state)
+  return true;
+}
+
 // ---- truncate and zero ----
 
 void FileDataImpl::begin_exclusive(FileState &st, std::unique_lock<std::mutex> &lk) {
   st.cv.wait(lk, [&] { return !st.writeout_active && !st.exclusive; });
   st.exclusive = true;
+  st.objects_touched = true;
 }
 
 void FileDataImpl::end_exclusive(const StatePtr &st) {

@@ -114,6 +114,16 @@ class FileData {
   // Flushes every file (syncfs, unmount).
   virtual int flush_all() = 0;
 
+  // The file is gone (its last link was removed here before its data
+  // was written out): drops its buffers unwritten and returns true, if
+  // none of its objects was written, truncated or zeroed through this
+  // state (the MDS, which purges the objects it knows of, must not miss
+  // any) and no I/O of it runs; else changes nothing and returns false.
+  virtual bool discard(uint64_t ino) = 0;
+
+  // Bytes buffered for writing, all files together (cheap: no lock).
+  virtual uint64_t buffered_bytes() const = 0;
+
   virtual FileDataStats stats() const = 0;
 };
 

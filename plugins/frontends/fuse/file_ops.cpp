@@ -91,12 +91,16 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     // in after it: kept, that page would show the old content under the
     // new size.
     fi->keep_cache = f.version == a.version && (granted != 0 || f.openers > 0);
+    // Our buffers may outlive a close (a deferred write-out): what they
+    // cached of a file that changed since goes, as the page cache does.
+    if (f.version != a.version && data_) data_->invalidate(m);
     ++f.openers;
     f.used_ms = now_ms();
     f.version = a.version;
     // While we have changes not reported, where the data is is ours to say.
     if (!f.dirty && f.data_report == DataReport::kUnchanged) f.layout = layout_of(a);
     if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
+    if (granted != 0) f.only_link = granted == uint32_t(fsproto::LeaseKind::FILE_WRITE) && a.nlink == 1;
     for (auto l : r.getLeases())
       if (l.getIno() == m && granted != 0)
         f.lease_expires_ms =
@@ -130,6 +134,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
       f.lease_expires_ms =
           valid_seconds(a.ino) > 0 ? now_ms() + int64_t(valid_seconds(a.ino) * 1000) : 0;
       f.size = 0, f.mtime = a.mtime, f.ctime = a.ctime;
+      f.only_link = true;
     }
     reply_create(req, a, fi);
     return;
@@ -165,6 +170,7 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
     for (auto l2 : r.getLeases())
       if (l2.getIno() == a.ino) {
         f.lease_kind = uint32_t(l2.getKind()), f.lease_seq = l2.getSeq();
+        f.only_link = l2.getKind() == fsproto::LeaseKind::FILE_WRITE && a.nlink == 1;
         f.lease_expires_ms =
             to_grant(l2, r.getNowMs(), now_ms() - 1000, settings_.lease_margin_ms).expires_ms;
       }
@@ -338,6 +344,7 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     lock_request(nullptr, m, uint32_t(fsproto::LockKind::POSIX),
                  uint32_t(fsproto::LockType::UNLOCK), 0, 0, fi->lock_owner, 0, false);
   FileLayout layout;
+  bool dirty = false;
   {
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(m);
@@ -346,13 +353,14 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
       return;
     }
     layout = it->second.layout;
+    dirty = it->second.dirty;
   }
   // Under fileWrite the write-out may follow close(2): another client's
   // open revokes the lease and the revoke writes everything out first
   // (close-to-open). Without the lease (or with sync_close), close reports
-  // write-out errors itself.
+  // write-out errors itself. Changed data waits writeback_delay_ms.
   if (closers_ && holds_file_write(m)) {
-    closers_->post(m, [this, m, layout] { write_back(m, layout); });
+    closers_->post(m, [this, m, layout] { write_back(m, layout); }, dirty);
     fuse_reply_err(req, 0);
     return;
   }
@@ -371,10 +379,39 @@ void Filesystem::settle_victim(uint64_t dir, const char *name) {
     std::lock_guard<std::mutex> l(open_mu_);
     if (!open_.count(hit.entry.ino)) return;
   }
+  if (drop_unwritten(hit.entry.ino)) return;
   // Only the victim's own write-out (its objects must not be written after
   // its unlink): an untar's end, where tar replaces its symlink
   // placeholders, does not wait for the whole backlog.
   closers_->settle(hit.entry.ino);
+}
+
+bool Filesystem::drop_unwritten(uint64_t ino) {
+  // As a local filesystem never writes the dirty pages of a file deleted
+  // first: an rm -rf right after an untar costs no data write at all. Only
+  // for a file nobody has open, whose only link this is, under our
+  // fileWrite (nobody else saw its data or could link it), none of whose
+  // objects we wrote since the MDS last learnt its size (the purge must
+  // find them all), and with no failed write-out pending (its objects are
+  // in doubt).
+  {
+    std::lock_guard<std::mutex> l(data_error_mu_);
+    if (data_error_ != 0) return false;
+  }
+  const int64_t now = now_ms();
+  return closers_->cancel(ino, [&] {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end()) return false;
+    OpenFile &f = it->second;
+    if (!f.only_link || f.openers > 0 ||
+        f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE) || f.lease_expires_ms <= now)
+      return false;
+    if (!data_->discard(ino)) return false;
+    f.dirty = false;
+    f.data_report = DataReport::kUnchanged;
+    return true;
+  });
 }
 
 bool Filesystem::holds_file_write(uint64_t ino) const {
@@ -409,7 +446,7 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   if (fi && fi->flock_release)
     lock_request(nullptr, m, uint32_t(fsproto::LockKind::FLOCK),
                  uint32_t(fsproto::LockType::UNLOCK), 0, 0, fi->lock_owner, 0, false);
-  bool last = false;
+  bool last = false, dirty = false;
   FileLayout layout;
   {
     std::lock_guard<std::mutex> l(open_mu_);
@@ -418,6 +455,7 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     if (it != open_.end()) {
       layout = it->second.layout;
       it->second.used_ms = now_ms();
+      dirty = it->second.dirty;
     }
   }
   if (last && data_) {
@@ -432,8 +470,10 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
       }
       data_->forget(m);
     };
+    // Deferred only with changes to write (a reader's buffers, its
+    // read-ahead, go at once).
     if (closers_)
-      closers_->post(m, done);
+      closers_->post(m, done, dirty);
     else
       done();
   }

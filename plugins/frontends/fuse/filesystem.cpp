@@ -19,7 +19,14 @@ Filesystem::Filesystem(MdsClient &mds, FileData *data, const MountSettings &sett
     : mds_(mds), data_(data), settings_(settings), log_(std::move(log)) {
   // Enough write-outs in flight to hide an object write's latency behind
   // a program closing one small file after another.
-  if (!settings_.sync_close && data_) closers_ = std::make_unique<CloseWorkers>(8);
+  if (!settings_.sync_close && data_) {
+    CloseWorkers::Options o;
+    o.threads = 8;
+    o.delay = std::chrono::milliseconds(settings_.writeback_delay_ms);
+    const uint64_t limit = settings_.dirty_limit;
+    o.over_limit = [data, limit] { return data->buffered_bytes() > limit; };
+    closers_ = std::make_unique<CloseWorkers>(std::move(o));
+  }
 }
 
 Filesystem::~Filesystem() { closers_.reset(); }
@@ -475,6 +482,12 @@ void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
 void Filesystem::link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname) {
   counters_.count(Op::kLink);
   uint64_t dir = to_mds(newparent);
+  {
+    // Before the link exists: an unlink racing with it must not take the
+    // other name for the last.
+    std::lock_guard<std::mutex> l(open_mu_);
+    if (auto it = open_.find(to_mds(ino)); it != open_.end()) it->second.only_link = false;
+  }
   int err = 0;
   auto reply = request(
       req,

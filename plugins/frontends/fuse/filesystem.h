@@ -48,6 +48,10 @@ struct OpenFile {
   int64_t lease_expires_ms = 0;  // our clock; the lease lets opens skip the MDS until then
   uint64_t create_tid = 0;       // its asynchronous create, until known safe
   int64_t used_ms = 0;           // last open or close: a lease in use is renewed (maintain())
+  // Its only link is the one the MDS last told of (or made at our create),
+  // and nobody else could add one since: under fileWrite, which a link by
+  // another client revokes. A link made here clears it.
+  bool only_link = false;
   // Where its data is (layout.inline_data: inline, these bytes) as this
   // client last learnt or decided it, and what the next size report must
   // say of that (settle_inline).
@@ -227,8 +231,13 @@ class Filesystem {
   // its data or size before a revoke makes us flush).
   bool holds_file_write(uint64_t ino) const;
   // Before dir/name goes away: a write-out of it still queued would
-  // write data objects after the MDS purged them (orphans), so wait.
+  // write data objects after the MDS purged them (orphans), so its data is
+  // dropped unwritten (drop_unwritten) or, if that may not be, waited for.
   void settle_victim(uint64_t dir, const char *name);
+  // ino's last link is about to go: if its write-out is still deferred
+  // and dropping it loses nothing anyone can see, drops it (buffers, size
+  // report) and returns true.
+  bool drop_unwritten(uint64_t ino);
   std::unique_ptr<CloseWorkers> closers_;  // null: sync_close
   std::mutex data_error_mu_;
   int data_error_ = 0;  // the first background write-out failure, for fsync

@@ -33,6 +33,13 @@ const strata_option_spec kOptions[] = {
      "for it, and fsync reports a failed write-out)"},
     {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
+    {"writeback_delay_ms", STRATA_OPT_INT, "30000", nullptr,
+     "how long a closed file's data may stay buffered in the client before it is written "
+     "out, as a local filesystem's dirty pages (fsync, syncfs, unmount, other clients' opens "
+     "and dirty_limit write it sooner; a file deleted first is never written; 0: at close)"},
+    {"dirty_limit", STRATA_OPT_INT, "128M", nullptr,
+     "buffered bytes of closed files past which the oldest are written out before their "
+     "writeback_delay_ms"},
 };
 
 uint64_t to_number(const std::string &key, const std::string &v) {
@@ -79,6 +86,10 @@ MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std:
       s.sync_close = to_bool(v);
     else if (k == "batch_delay_us")
       s.batch_delay_us = uint32_t(to_number(k, v));
+    else if (k == "writeback_delay_ms")
+      s.writeback_delay_ms = uint32_t(to_number(k, v));
+    else if (k == "dirty_limit")
+      s.dirty_limit = to_number(k, v);
   }
   if (s.fs_name.empty()) throw std::invalid_argument("fs: the filesystem's name is required");
   if (s.mountpoint.empty()) throw std::invalid_argument("mountpoint: required");

@@ -75,7 +75,8 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
         mtime = it->second.mtime;
         if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) data = take_data_report(it->second);
         it->second.lease_kind = 0;
-        it->second.version = 0;  // the next open drops the page cache
+        it->second.only_link = false;  // others may link it from now on
+        it->second.version = 0;        // the next open drops the page cache
       }
     }
     if (!open || !data_) continue;
