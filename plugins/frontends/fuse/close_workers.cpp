@@ -29,6 +29,7 @@ CloseWorkers::~CloseWorkers() {
 }
 
 void CloseWorkers::post(uint64_t ino, std::function<void()> job, bool defer) {
+  bool wake = true;
   {
     std::lock_guard<std::mutex> l(mu_);
     uint64_t id = ++posted_;
@@ -37,6 +38,11 @@ void CloseWorkers::post(uint64_t ino, std::function<void()> job, bool defer) {
     Job j{id, ino, std::move(job), Clock::now()};
     if (defer && opts_.delay.count() > 0) {
       j.due += opts_.delay;
+      // A worker wakes for the first only, to set its timer (then it wakes
+      // when the oldest is due, or to look at the pressure): not one
+      // futex wake per close of an untar.
+      wake = deferred_.empty() ||
+             (queue_.size() < threads_.size() && opts_.over_limit && opts_.over_limit());
       deferred_of_[ino].push_back(id);
       deferred_.emplace(id, std::move(j));
     } else {
@@ -45,7 +51,7 @@ void CloseWorkers::post(uint64_t ino, std::function<void()> job, bool defer) {
       queue_.push_back(std::move(j));
     }
   }
-  work_cv_.notify_one();
+  if (wake) work_cv_.notify_one();
 }
 
 void CloseWorkers::promote(std::map<uint64_t, Job>::iterator it) {

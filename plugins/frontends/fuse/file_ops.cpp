@@ -379,7 +379,10 @@ void Filesystem::settle_victim(uint64_t dir, const char *name) {
     std::lock_guard<std::mutex> l(open_mu_);
     if (!open_.count(hit.entry.ino)) return;
   }
-  if (drop_unwritten(hit.entry.ino)) return;
+  if (drop_unwritten(hit.entry.ino)) {
+    dropped_writebacks_++;
+    return;
+  }
   // Only the victim's own write-out (its objects must not be written after
   // its unlink): an untar's end, where tar replaces its symlink
   // placeholders, does not wait for the whole backlog.

@@ -144,6 +144,10 @@ class Filesystem {
   const LeaseCache &cache() const { return cache_; }
   size_t known_inodes() const { return inodes_.size(); }
   size_t open_files() const;
+  // Write-outs of closed files waiting for their time (close_workers.h),
+  // and files never written because their last link went first.
+  size_t deferred_writebacks() const { return closers_ ? closers_->deferred() : 0; }
+  uint64_t dropped_writebacks() const { return dropped_writebacks_.load(); }
 
   int64_t now_ms() const;
 
@@ -239,6 +243,7 @@ class Filesystem {
   // report) and returns true.
   bool drop_unwritten(uint64_t ino);
   std::unique_ptr<CloseWorkers> closers_;  // null: sync_close
+  std::atomic<uint64_t> dropped_writebacks_{0};
   std::mutex data_error_mu_;
   int data_error_ = 0;  // the first background write-out failure, for fsync
   std::string data_error_what_;

@@ -174,7 +174,7 @@ std::string MountClient::status_json() const {
     << ",\"cache\":{\"dirs\":" << c.dirs << ",\"complete_dirs\":" << c.complete_dirs
     << ",\"entries\":" << c.entries << ",\"inodes\":" << c.inodes << "}"
     << ",\"kernel_inodes\":" << fs_->known_inodes() << ",\"open_files\":" << fs_->open_files()
-    << "}";
+    << ",\"deferred_writebacks\":" << fs_->deferred_writebacks() << "}";
   return o.str();
 }
 
@@ -228,6 +228,10 @@ std::string MountClient::metrics() const {
          "Requests answered unsafe, not yet safe.");
   metric("strata_fuse_cache_entries", "gauge", c.entries, "Directory entries in the lease cache.");
   metric("strata_fuse_cache_inodes", "gauge", c.inodes, "Inodes in the lease cache.");
+  metric("strata_fuse_writeback_deferred", "gauge", fs_->deferred_writebacks(),
+         "Write-outs of closed files waiting for writeback_delay_ms.");
+  metric("strata_fuse_writeback_dropped_total", "counter", fs_->dropped_writebacks(),
+         "Closed files never written out: their last link went first.");
   if (data_) {
     FileDataStats d = data_->stats();
     o << "# HELP strata_fuse_data_bytes_total File data bytes by direction.\n"

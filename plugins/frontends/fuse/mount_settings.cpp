@@ -33,10 +33,11 @@ const strata_option_spec kOptions[] = {
      "for it, and fsync reports a failed write-out)"},
     {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
-    {"writeback_delay_ms", STRATA_OPT_INT, "30000", nullptr,
+    {"writeback_delay_ms", STRATA_OPT_INT, "5000", nullptr,
      "how long a closed file's data may stay buffered in the client before it is written "
-     "out, as a local filesystem's dirty pages (fsync, syncfs, unmount, other clients' opens "
-     "and dirty_limit write it sooner; a file deleted first is never written; 0: at close)"},
+     "out, as a local filesystem's dirty pages (fsync, unmount, other clients' opens and "
+     "dirty_limit write it sooner; a file deleted first is never written; 0: at close; "
+     "sync(1) does not reach a FUSE server)"},
     {"dirty_limit", STRATA_OPT_INT, "128M", nullptr,
      "buffered bytes of closed files past which the oldest are written out before their "
      "writeback_delay_ms"},

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Closed files' data waits in the client (writeback_delay_ms, here 6 s) as a
+# local filesystem's dirty pages do, and every way of asking for it still
+# gets it:
+#  - right after closes, no data object has been written;
+#  - files deleted before their turn are never written (the MDS has nothing
+#    to purge for them either: `fs check` finds no orphan);
+#  - the others are written once the delay has passed;
+#  - fsync and unmount write at once;
+#  - another mount's open sees the data (its open revokes the writer's lease);
+#  - past dirty_limit the oldest go early;
+#  - after a remount everything reads back, and `fs check` is clean.
+# Object writes are read from the mount's metrics (SIGUSR1 into its log).
+#
+#   deferred_writeback.sh STRATA SCRATCH_DIR
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cluster_sh=$here/../scripts/cluster.sh
+mount_sh=$here/../../bench/fs/strata_mount.sh
+[ $# -eq 2 ] || { echo "usage: deferred_writeback.sh STRATA SCRATCH_DIR" >&2; exit 2; }
+strata=$1
+scratch=$2
+cluster=$scratch/cluster
+mnt=$scratch/mnt
+other=$scratch/other
+cleanup() (
+  set +e
+  "$mount_sh" umount "$strata" "$mnt"
+  "$mount_sh" umount "$strata" "$other"
+  "$cluster_sh" down "$strata" "$cluster" >/dev/null
+)
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() {
+  echo "deferred_writeback: FAIL: $*" >&2
+  exit 1
+}
+
+cleanup
+mkdir -p "$mnt" "$other"
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
+  { tail -n 30 "$scratch/up.log" >&2; exit 1; }
+conf=$cluster/strata.conf
+log=$scratch/mount.log
+: >"$log"
+mount_it() { "$mount_sh" mount "$strata" "$conf" "$mnt" "$log" --set writeback_delay_ms=6000 "$@"; }
+client=$(mount_it)
+
+# A metric of the mount, fresh (SIGUSR1 prints them all into its log).
+metric() {
+  local before after
+  before=$(grep -c "^$1 " "$log" || true)
+  kill -USR1 "$client"
+  for _ in $(seq 1 100); do
+    after=$(grep -c "^$1 " "$log" || true)
+    [ "$after" -gt "$before" ] && break
+    sleep 0.05
+  done
+  grep "^$1 " "$log" | tail -n 1 | awk '{print $2}'
+}
+writes() { metric 'strata_fuse_data_object_ops_total{op="write"}'; }
+# DIR/fN for N in FIRST..LAST, 64 KiB each (past the inline limit: each
+# goes to an object), made or checked by one process (a process per file
+# would take longer than the delay).
+files() { # make|check DIR FIRST LAST
+  python3 - "$@" <<'PY' || fail "$2: files $3..$4 read wrong"
+import os, sys
+what, d, first, last = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+os.makedirs(d, exist_ok=True)
+bad = []
+for i in range(first, last + 1):
+    data = (f"file {i} " * 8192).encode()[:65536]
+    p = os.path.join(d, f"f{i}")
+    if what == "make":
+        with open(p, "wb") as f:
+            f.write(data)
+    else:
+        with open(p, "rb") as f:
+            if f.read() != data:
+                bad.append(p)
+if bad:
+    print("deferred_writeback: wrong content: " + " ".join(bad), file=sys.stderr)
+    sys.exit(1)
+PY
+}
+make_files() { files make "$@"; }
+check_files() { files check "$@"; }
+
+# 1. Closed, not written; half deleted before their turn.
+w0=$(writes)
+make_files "$mnt/a" 1 40
+t_closed=$(date +%s.%N)
+[ "$(writes)" = "$w0" ] || fail "object writes right after the closes: $(($(writes) - w0))"
+deferred=$(metric strata_fuse_writeback_deferred)
+[ "$deferred" -ge 40 ] || fail "only $deferred write-outs deferred for 40 closed files"
+rm "$mnt"/a/f{1..20}
+dropped=$(metric strata_fuse_writeback_dropped_total)
+[ "$dropped" -eq 20 ] || fail "$dropped of 20 deleted files dropped unwritten"
+check_files "$mnt/a" 21 40 # read back from the client's buffers
+[ "$(writes)" = "$w0" ] || fail "object writes before the delay: $(($(writes) - w0))"
+echo "deferred_writeback: 40 files closed, 20 deleted: no object written, 20 dropped"
+
+# 2. After the delay, the 20 left are written (and only they).
+for _ in $(seq 1 100); do
+  [ "$(metric strata_fuse_writeback_deferred)" -eq 0 ] && break
+  sleep 0.2
+done
+waited=$(python3 -c "import time; print(round(time.time() - $t_closed, 1))")
+w1=$(writes)
+[ $((w1 - w0)) -eq 20 ] || fail "$((w1 - w0)) object writes after the delay, not 20"
+echo "deferred_writeback: written after ${waited} s: $((w1 - w0)) objects"
+
+# 3. fsync writes at once (syncfs never reaches a FUSE server: the kernel
+#    sends FUSE_SYNCFS to virtiofs only).
+make_files "$mnt/c" 1 5
+python3 -c "import os, sys; fd = os.open(sys.argv[1], os.O_RDWR); os.fsync(fd); os.close(fd)" "$mnt/c/f3"
+w3=$(writes)
+[ $((w3 - w1)) -eq 1 ] || fail "fsync of one file wrote $((w3 - w1)) objects, not 1"
+echo "deferred_writeback: fsync of one of 5 closed files wrote it alone"
+
+# 4. Another mount's open sees data that is still only in this client.
+"$mount_sh" mount "$strata" "$conf" "$other" "$scratch/other.log" >/dev/null
+make_files "$mnt/d" 1 5
+check_files "$other/d" 1 5
+check_files "$other/c" 1 5
+"$mount_sh" umount "$strata" "$other"
+echo "deferred_writeback: another mount reads what was only buffered here"
+
+# 5. Unmount writes what is left; after a remount everything is there.
+make_files "$mnt/e" 1 10
+"$mount_sh" umount "$strata" "$mnt"
+: >"$log"
+client=$(mount_it --set dirty_limit=256K)
+for d in a:21:40 c:1:5 d:1:5 e:1:10; do
+  IFS=: read -r dir first last <<<"$d"
+  check_files "$mnt/$dir" "$first" "$last"
+done
+echo "deferred_writeback: after unmount and remount every file reads back"
+
+# 6. Past dirty_limit (256 KiB: four files) the oldest go before their time.
+w4=$(writes)
+make_files "$mnt/f" 1 30
+sleep 1
+early=$(($(writes) - w4))
+[ "$early" -ge 20 ] || fail "only $early of 30 files written early past dirty_limit"
+echo "deferred_writeback: past dirty_limit, $early of 30 files written within 1 s"
+
+"$mount_sh" umount "$strata" "$mnt"
+"$here/fs_check_clean.sh" "$strata" "$conf" default 60 >/dev/null
+echo "deferred_writeback: ok, fs check clean"
