@@ -84,6 +84,15 @@ std::string hex16(Ino ino) {
 
 bool is_dir(const InodeRec &i) { return i.type == FileType::kDirectory; }
 
+// A file's mode after Linux drops its set-id bits (chown, or a write or
+// truncate by someone without CAP_FSETID): S_ISUID always, S_ISGID only
+// with group execute (without it, S_ISGID marks mandatory locking).
+uint32_t without_set_ids(uint32_t mode) {
+  mode &= ~04000u;
+  if (mode & 010u) mode &= ~02000u;
+  return mode;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -427,7 +436,13 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       }
       if ((mask & fsproto::SetAttr::MASK_INLINE) && !may(in, cred, 2))
         return o.fail(EACCES, "inline data: no write permission"), true;
-      if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner)
+      // A writer's truncate or write sends its mtime as a value (the
+      // kernel's writeback cache keeps times, and checked utimensat's
+      // rules itself with default_permissions): allowed, as "now" would
+      // be. Explicit times from utimensat come with the atime.
+      const bool writer_mtime = !(mask & fsproto::SetAttr::MASK_ATIME) && may(in, cred, 2);
+      if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner &&
+          !writer_mtime)
         return o.fail(EPERM, "only the owner or root may set times"), true;
       if ((mask & (fsproto::SetAttr::MASK_ATIME_NOW | fsproto::SetAttr::MASK_MTIME_NOW)) &&
           !owner && !may(in, cred, 2))
@@ -436,14 +451,19 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Time now = stamp;
       // Ownership first, then the mode: one request with both is a chown
       // followed by a chmod (as a client's merged setattrs mean it), so
-      // the mode's set-id bits survive the chown's clearing of them.
+      // the mode's set-id bits survive the chown's clearing of them
+      // (chown(2): S_ISUID goes, S_ISGID if the group may execute).
       if ((mask & (fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID)) && !is_dir(in))
-        in.mode &= ~06000u;
+        in.mode = without_set_ids(in.mode);
       if (mask & fsproto::SetAttr::MASK_UID) in.uid = a.getUid();
       if (mask & fsproto::SetAttr::MASK_GID) in.gid = a.getGid();
       if (mask & fsproto::SetAttr::MASK_MODE) {
         in.mode = a.getMode() & 07777;
         if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
+      }
+      if ((mask & fsproto::SetAttr::MASK_KILL_SUIDGID) && !is_dir(in)) {
+        const bool outsider = cred.uid != 0 && !cred.in_group(in.gid);
+        in.mode = outsider ? in.mode & ~06000u : without_set_ids(in.mode);
       }
       if (mask & fsproto::SetAttr::MASK_SIZE) {
         if (a.getSize() != in.size) in.mtime = now;

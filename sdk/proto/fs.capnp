@@ -183,6 +183,12 @@ struct SetAttr {
   # byte to them). A file whose data is in objects never becomes inline
   # again (-EINVAL): the MDS would lose track of its objects.
   const maskInline :UInt32 = 1024;
+  # Clear S_ISUID, and S_ISGID if the group may execute or the caller is
+  # not in the file's group (what Linux does to a file written or
+  # truncated by someone without CAP_FSETID): applied after the mode, and
+  # allowed to anyone the rest of the request allows (a writer need not
+  # own the file).
+  const maskKillSuidgid :UInt32 = 2048;
   mask @0 :UInt32;
   mode @1 :UInt32;
   uid @2 :UInt32;

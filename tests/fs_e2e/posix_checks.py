@@ -493,6 +493,72 @@ def check_unlinked_open_file(d):
     check(read_file(path) == b"new", "the new file")
 
 
+def check_set_id_bits(d):
+    """What Linux does to set-id bits (write(2), truncate(2), chown(2) man
+    pages; fs/attr.c): a write or truncate by another user drops S_ISUID,
+    and S_ISGID when the group may execute or the writer is not in the
+    file's group; root's write keeps them (CAP_FSETID); chown drops S_ISUID
+    and S_ISGID only with group execute. Needs root and a mount other users
+    may enter (allow_other)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root")
+    os.chmod(d, 0o777)
+    nobody = 65534
+    if in_child(lambda: (os.setgid(nobody), os.setuid(nobody), os.stat(d)) and True) != 0:
+        raise Skip("other users cannot reach the mount (allow_other, or a parent's mode)")
+
+    def as_nobody(fn):
+        def run():
+            os.setgroups([])
+            os.setgid(nobody)
+            os.setuid(nobody)
+            fn()
+            return True
+        return run
+
+    def mode(p):
+        return os.stat(p).st_mode & 0o7777
+
+    def setid_file(name, m):
+        p = os.path.join(d, name)
+        write_file(p, b"x" * 100)
+        os.chmod(p, m)
+        check(mode(p) == m, f"chmod {oct(m)} of {name} gave {oct(mode(p))}")
+        return p
+
+    def append(p):
+        with open(p, "ab") as f:
+            f.write(b"more")
+
+    # S_ISGID without g+x, writer outside the group: a local filesystem
+    # drops it; FUSE without FUSE_HANDLE_KILLPRIV_V2 keeps it (the kernel's
+    # fuse_setattr drops S_ISGID only with g+x), so either passes.
+    for name, m, after in (("w_suid", 0o4777, (0o777,)), ("w_sgid_gx", 0o2777, (0o777,)),
+                           ("w_sgid_nogx", 0o2767, (0o767, 0o2767))):
+        p = setid_file(name, m)
+        check(in_child(as_nobody(lambda: append(p))) == 0, f"another user cannot append to {name}")
+        check(mode(p) in after, f"{name} after another user's write: {oct(mode(p))}")
+        check(os.path.getsize(p) == 104, f"{name}: the write is not all there")
+    p = setid_file("t_suid", 0o4777)
+    check(in_child(as_nobody(lambda: os.truncate(p, 10))) == 0, "another user cannot truncate t_suid")
+    check(mode(p) == 0o777, f"t_suid after another user's truncate: {oct(mode(p))}")
+    check(os.path.getsize(p) == 10, "t_suid: the truncate did not happen")
+    p = setid_file("root_w", 0o6755)
+    append(p)
+    check(mode(p) == 0o6755, f"root's write changed root_w's mode to {oct(mode(p))}")
+    p = setid_file("c_both", 0o6755)
+    os.chown(p, 1, 1)
+    check(mode(p) == 0o755, f"chown of a 6755 file left {oct(mode(p))}")
+    p = setid_file("c_sgid_nogx", 0o2745)
+    os.chown(p, 1, 1)
+    check(mode(p) == 0o2745, f"chown of a 2745 file left {oct(mode(p))} (S_ISGID without g+x stays)")
+    dd = os.path.join(d, "dir")
+    os.mkdir(dd)
+    os.chmod(dd, 0o2775)
+    os.chown(dd, 1, 1)
+    check(mode(dd) == 0o2775, f"chown of a set-gid directory left {oct(mode(dd))}")
+
+
 def check_readdir(d):
     names = {f"entry{i:04d}" for i in range(600)}
     for n in names:

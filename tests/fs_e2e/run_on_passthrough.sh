@@ -7,7 +7,8 @@
 # Builds passthrough_ll into SCRATCH_DIR/bin (bench/fs/passthrough_ll.sh),
 # mounts SCRATCH_DIR/source at SCRATCH_DIR/mnt with -o xattr (without it
 # passthrough_ll answers ENOTSUP to every xattr call, and the cp_xattr case
-# fails), runs suite.sh there, and always unmounts.
+# fails) and allow_other (the set-id case writes as another user), runs
+# suite.sh there, and always unmounts.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,5 +29,5 @@ trap 'exit 130' INT TERM
 bin=$("$pt" build "$scratch/bin")
 rm -rf "$scratch/source"
 mkdir -p "$scratch/source" "$mnt"
-pid=$("$pt" mount "$bin" "$scratch/source" "$mnt" "$scratch/passthrough_ll.log" -o xattr)
+pid=$("$pt" mount "$bin" "$scratch/source" "$mnt" "$scratch/passthrough_ll.log" -o xattr,allow_other)
 "$here/suite.sh" "$mnt"

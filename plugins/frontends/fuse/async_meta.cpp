@@ -361,14 +361,20 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
 
   Time now = now_time();
   uint32_t mask = 0;
+  // The MDS's order (mds_requests.cpp, SETATTR): owner (a chown drops
+  // set-id bits), then mode, then the set-id kill of a write or truncate.
+  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) && !is_dir) a.mode = without_set_ids(a.mode);
+  if (to_set & FUSE_SET_ATTR_UID) mask |= fsproto::SetAttr::MASK_UID, a.uid = attr->st_uid;
+  if (to_set & FUSE_SET_ATTR_GID) mask |= fsproto::SetAttr::MASK_GID, a.gid = attr->st_gid;
   if (to_set & FUSE_SET_ATTR_MODE) {
     mask |= fsproto::SetAttr::MASK_MODE;
     a.mode = attr->st_mode & 07777;
     if (c.uid != 0 && !c.in_group(a.gid)) a.mode &= ~02000u;
   }
-  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) && !is_dir) a.mode &= ~06000u;
-  if (to_set & FUSE_SET_ATTR_UID) mask |= fsproto::SetAttr::MASK_UID, a.uid = attr->st_uid;
-  if (to_set & FUSE_SET_ATTR_GID) mask |= fsproto::SetAttr::MASK_GID, a.gid = attr->st_gid;
+  if ((to_set & kSetAttrKillSuidgid) && !is_dir) {
+    mask |= fsproto::SetAttr::MASK_KILL_SUIDGID;
+    a.mode = c.uid != 0 && !c.in_group(a.gid) ? a.mode & ~06000u : without_set_ids(a.mode);
+  }
   Time atime{attr->st_atim.tv_sec, uint32_t(attr->st_atim.tv_nsec)};
   Time mtime{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)};
   Time ctime{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)};

@@ -237,6 +237,7 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     }
     size = size_t(max_file_size_ - uint64_t(off));
   }
+  if (take_kill_on_write(ino)) kill_set_ids(req, m);
   int64_t n = data_->write(layout, uint64_t(off), buf, size);
   if (n < 0) {
     // With the writeback cache the kernel turns this into EIO at close:
@@ -258,6 +259,52 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     f.dirty = true;
   }
   fuse_reply_write(req, size_t(n));
+}
+
+void Filesystem::note_kill_on_write(uint64_t fuse_ino) {
+  std::lock_guard<std::mutex> l(kill_mu_);
+  kill_on_write_.insert(fuse_ino);
+}
+
+void Filesystem::note_init_request(uint64_t unique, bool offered) {
+  std::lock_guard<std::mutex> l(kill_mu_);
+  init_unique_ = unique;
+  init_offered_ = offered;
+}
+
+bool Filesystem::take_init_reply(uint64_t unique) {
+  std::lock_guard<std::mutex> l(kill_mu_);
+  if (init_unique_ == 0 || unique != init_unique_) return false;
+  init_unique_ = 0;
+  if (!init_offered_ || !settings_.killpriv_v2) return false;
+  killpriv_on_ = true;
+  return true;
+}
+
+bool Filesystem::take_kill_on_write(uint64_t fuse_ino) {
+  std::lock_guard<std::mutex> l(kill_mu_);
+  return kill_on_write_.erase(fuse_ino) > 0;
+}
+
+void Filesystem::kill_set_ids(fuse_req_t req, uint64_t ino) {
+  // The writer need not own the file: SetAttr.maskKillSuidgid is allowed
+  // to anyone who may write it. A failure is logged, not the write's.
+  struct stat none;
+  std::memset(&none, 0, sizeof none);
+  if (InodeAttr a; async_setattr(req, ino, &none, kSetAttrKillSuidgid, &a)) return;
+  int err = 0;
+  request(
+      req,
+      [&](fsproto::Request::Builder r) {
+        auto s = r.initSetattr();
+        s.setIno(ino);
+        s.initAttr().setMask(fsproto::SetAttr::MASK_KILL_SUIDGID);
+      },
+      &err);
+  if (err < 0)
+    log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
+                              ": clearing its set-id bits before a write failed: " +
+                              std::strerror(-err));
 }
 
 size_t Filesystem::settle_inline(uint64_t ino, uint64_t budget) {

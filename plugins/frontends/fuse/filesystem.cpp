@@ -330,6 +330,7 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
       mask |= fsproto::SetAttr::MASK_CTIME;
       fill_time(a.initCtime(), Time{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)});
     }
+    if (to_set & kSetAttrKillSuidgid) mask |= fsproto::SetAttr::MASK_KILL_SUIDGID;
     a.setMask(mask);
   };
   int err = 0;

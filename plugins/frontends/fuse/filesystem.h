@@ -36,6 +36,11 @@
 
 namespace strata::fuse {
 
+// FATTR_KILL_SUIDGID (FUSE 7.33) in setattr's to_set, sent with
+// FUSE_HANDLE_KILLPRIV_V2 (fuse_mount.cpp): libfuse 3.14 passes the bit
+// through under the name FUSE_SET_ATTR_KILL_SUID.
+constexpr int kSetAttrKillSuidgid = FUSE_SET_ATTR_KILL_SUID;
+
 // A file's state while the kernel has it open here.
 struct OpenFile {
   uint32_t openers = 0;
@@ -144,6 +149,18 @@ class Filesystem {
   const LeaseCache &cache() const { return cache_; }
   size_t known_inodes() const { return inodes_.size(); }
   size_t open_files() const;
+
+  // FUSE_HANDLE_KILLPRIV_V2 (fuse_mount.cpp negotiates it under libfuse,
+  // which cannot): the kernel then leaves dropping set-id bits on write,
+  // truncate and chown to us, and stops asking for security.capability
+  // before every write. A WRITE flagged FUSE_WRITE_KILL_SUIDGID is noted
+  // as it is read off the device, before its handler runs.
+  void note_kill_on_write(uint64_t fuse_ino);
+  // The kernel's INIT offered the flag (or not); whether this reply to
+  // INIT should carry it (then it is on for the session: killpriv_v2()).
+  void note_init_request(uint64_t unique, bool offered);
+  bool take_init_reply(uint64_t unique);
+  bool killpriv_v2() const { return killpriv_on_.load(); }
   // Write-outs of closed files waiting for their time (close_workers.h),
   // and files never written because their last link went first.
   size_t deferred_writebacks() const { return closers_ ? closers_->deferred() : 0; }
@@ -242,6 +259,14 @@ class Filesystem {
   // and dropping it loses nothing anyone can see, drops it (buffers, size
   // report) and returns true.
   bool drop_unwritten(uint64_t ino);
+  // The set-id kill of a write (note_kill_on_write); true if one was due.
+  bool take_kill_on_write(uint64_t fuse_ino);
+  void kill_set_ids(fuse_req_t req, uint64_t ino);
+  std::mutex kill_mu_;
+  std::set<uint64_t> kill_on_write_;  // fuse inode numbers
+  uint64_t init_unique_ = 0;          // GUARDED_BY(kill_mu_): the INIT whose reply is due
+  bool init_offered_ = false;         // GUARDED_BY(kill_mu_)
+  std::atomic<bool> killpriv_on_{false};
   std::unique_ptr<CloseWorkers> closers_;  // null: sync_close
   std::atomic<uint64_t> dropped_writebacks_{0};
   std::mutex data_error_mu_;

@@ -4,6 +4,12 @@
 
 namespace strata::fuse {
 
+uint32_t without_set_ids(uint32_t mode) {
+  mode &= ~uint32_t(S_ISUID);
+  if (mode & S_IXGRP) mode &= ~uint32_t(S_ISGID);
+  return mode;
+}
+
 uint32_t type_bits(FileType t) {
   switch (t) {
     case FileType::kRegular:

@@ -48,6 +48,12 @@ struct InodeAttr {
 
 // S_IFREG, S_IFDIR... for a type; 0 for unknown.
 uint32_t type_bits(FileType t);
+
+// A file's permission bits after Linux drops its set-id bits (chown, or a
+// write or truncate by someone without CAP_FSETID): S_ISUID always,
+// S_ISGID only with group execute (without it, S_ISGID marks mandatory
+// locking). As the MDS does it (SetAttr.maskKillSuidgid).
+uint32_t without_set_ids(uint32_t mode);
 // The type of st_mode's S_IFMT bits.
 FileType type_of_mode(uint32_t st_mode);
 

@@ -253,7 +253,8 @@ namespace {
 // first in the same unsent batch, become one (tar sends utimens, chown and
 // chmod, the kernel the times again: each would be a journaled update).
 // Not when the first sets the mode and the second the owner: the MDS
-// applies a request's owner before its mode (a chown clears set-id bits).
+// applies a request's owner before its mode (a chown clears set-id bits),
+// nor a set-id kill followed by a mode.
 bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader second,
                    capnp::MessageBuilder &out) {
   using SA = fsproto::SetAttr;
@@ -265,6 +266,8 @@ bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader seco
   if (ca.getUid() != cb.getUid() || ca.getGid() != cb.getGid()) return false;
   uint32_t ma = a.getAttr().getMask(), mb = b.getAttr().getMask();
   if ((ma & SA::MASK_MODE) && (mb & (SA::MASK_UID | SA::MASK_GID))) return false;
+  // Likewise a kill (applied after the mode) must not hit a later chmod.
+  if ((ma & SA::MASK_KILL_SUIDGID) && (mb & SA::MASK_MODE)) return false;
   // "now" flags are the MDS's clock: keep those requests whole.
   if ((ma | mb) & (SA::MASK_ATIME_NOW | SA::MASK_MTIME_NOW)) return false;
   out.setRoot(first);

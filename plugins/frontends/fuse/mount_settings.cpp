@@ -38,6 +38,10 @@ const strata_option_spec kOptions[] = {
      "out, as a local filesystem's dirty pages (fsync, unmount, other clients' opens and "
      "dirty_limit write it sooner; a file deleted first is never written; 0: at close; "
      "sync(1) does not reach a FUSE server)"},
+    {"killpriv_v2", STRATA_OPT_BOOL, "true", nullptr,
+     "negotiate FUSE_HANDLE_KILLPRIV_V2: the client drops set-id bits on write, truncate and "
+     "chown, and the kernel stops asking for security.capability before every write and for "
+     "the attributes before every chown"},
     {"dirty_limit", STRATA_OPT_INT, "128M", nullptr,
      "buffered bytes of closed files past which the oldest are written out before their "
      "writeback_delay_ms"},
@@ -91,6 +95,8 @@ MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std:
       s.writeback_delay_ms = uint32_t(to_number(k, v));
     else if (k == "dirty_limit")
       s.dirty_limit = to_number(k, v);
+    else if (k == "killpriv_v2")
+      s.killpriv_v2 = to_bool(v);
   }
   if (s.fs_name.empty()) throw std::invalid_argument("fs: the filesystem's name is required");
   if (s.mountpoint.empty()) throw std::invalid_argument("mountpoint: required");
