@@ -394,7 +394,10 @@ uint64_t MdsClient::last_submitted() const {
 
 int MdsClient::wait_safe(uint64_t tid, uint32_t timeout_ms) {
   std::unique_lock<std::mutex> l(mu_);
-  flush_batch_locked();
+  if (async_unsafe_.empty() || *async_unsafe_.begin() > tid) return 0;
+  // Only if the batch holds one it waits for: a write-out checking that
+  // its long-safe create is safe must not cut the current batch short.
+  if (!batch_.empty() && batch_.front() <= tid) flush_batch_locked();
   cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
                [&] { return closing_ || async_unsafe_.empty() || *async_unsafe_.begin() > tid; });
   if (async_unsafe_.empty() || *async_unsafe_.begin() > tid) return 0;
