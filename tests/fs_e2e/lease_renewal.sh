@@ -38,18 +38,8 @@ log=$scratch/mount.log
 client=$("$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$log")
 
 # The client's synchronous opens so far (its metrics, printed on SIGUSR1).
-sync_opens() {
-  local before after
-  before=$(grep -c '^strata_fuse_mds_round_trips_total' "$log" || true)
-  kill -USR1 "$client"
-  for _ in $(seq 1 100); do
-    after=$(grep -c '^strata_fuse_mds_round_trips_total' "$log" || true)
-    [ "$after" -gt "$before" ] && break
-    sleep 0.05
-  done
-  grep '^strata_fuse_mds_requests_by_kind_total{kind="open",mode="sync"}' "$log" |
-    tail -n 1 | awk '{print $2}' | grep . || echo 0
-}
+source "$here/mount_metric.sh"
+sync_opens() { mount_metric "$client" "$log" 'strata_fuse_mds_requests_by_kind_total{kind="open",mode="sync"}'; }
 
 mkdir "$mnt/busy" "$mnt/idle"
 for i in $(seq 1 40); do echo "busy $i" >"$mnt/busy/f$i"; done

@@ -112,7 +112,7 @@ TEST_CASE("close workers: destruction runs what is queued") {
 }
 
 CloseWorkers::Options deferring(std::chrono::milliseconds delay,
-                               std::function<bool()> over_limit = {}) {
+                                std::function<bool()> over_limit = {}) {
   CloseWorkers::Options o;
   o.threads = 2;
   o.delay = delay;
@@ -125,7 +125,8 @@ TEST_CASE("close workers: a deferred job waits its delay; drain runs it at once"
   {
     CloseWorkers w(deferring(300ms));
     auto t0 = std::chrono::steady_clock::now();
-    w.post(1, [&] { ++ran; }, true);
+    w.post(
+        1, [&] { ++ran; }, true);
     CHECK(w.deferred() == 1);
     CHECK(w.pending() == 1);
     std::this_thread::sleep_for(100ms);
@@ -136,11 +137,14 @@ TEST_CASE("close workers: a deferred job waits its delay; drain runs it at once"
     CHECK(w.deferred() == 0);
 
     CloseWorkers w2(deferring(1h));
-    w2.post(2, [&] { ++ran; }, true);
-    w2.post(3, [&] { ++ran; }, true);
+    w2.post(
+        2, [&] { ++ran; }, true);
+    w2.post(
+        3, [&] { ++ran; }, true);
     w2.drain();
     CHECK(ran == 3);
-    w2.post(4, [&] { ++ran; }, true);
+    w2.post(
+        4, [&] { ++ran; }, true);
   }  // destruction runs the deferred one too
   CHECK(ran == 4);
 }
@@ -153,11 +157,14 @@ TEST_CASE("close workers: an inode's jobs keep their order across deferred and i
     std::lock_guard<std::mutex> l(mu);
     order.push_back(k);
   };
-  w.post(5, [&] { note(1); }, true);
-  w.post(5, [&] { note(2); }, true);
+  w.post(
+      5, [&] { note(1); }, true);
+  w.post(
+      5, [&] { note(2); }, true);
   // Not deferred, but behind the inode's deferred jobs: they start now.
   w.post(5, [&] { note(3); });
-  w.post(6, [&] { note(10); }, true);  // another inode's stays deferred
+  w.post(
+      6, [&] { note(10); }, true);  // another inode's stays deferred
   w.settle(5);
   {
     std::lock_guard<std::mutex> l(mu);
@@ -175,10 +182,13 @@ TEST_CASE("close workers: over_limit starts the oldest deferred jobs early") {
   std::vector<int> order;
   CloseWorkers w(deferring(1h, [&] { return full.load(); }));
   for (int i = 0; i < 10; ++i)
-    w.post(100 + i, [&, i] {
-      std::lock_guard<std::mutex> l(mu);
-      order.push_back(i);
-    }, true);
+    w.post(
+        100 + i,
+        [&, i] {
+          std::lock_guard<std::mutex> l(mu);
+          order.push_back(i);
+        },
+        true);
   std::this_thread::sleep_for(150ms);
   CHECK(w.deferred() == 10);
   full = true;  // noticed within the 100 ms recheck, without a post
@@ -194,8 +204,10 @@ TEST_CASE("close workers: over_limit starts the oldest deferred jobs early") {
 TEST_CASE("close workers: cancel drops an inode's jobs only while all are deferred and agreed") {
   CloseWorkers w(deferring(1h));
   std::atomic<int> ran{0};
-  w.post(1, [&] { ++ran; }, true);
-  w.post(1, [&] { ++ran; }, true);
+  w.post(
+      1, [&] { ++ran; }, true);
+  w.post(
+      1, [&] { ++ran; }, true);
   CHECK_FALSE(w.cancel(1, [] { return false; }));  // the owner says no
   CHECK(w.deferred() == 2);
   bool asked = false;
@@ -204,7 +216,7 @@ TEST_CASE("close workers: cancel drops an inode's jobs only while all are deferr
   CHECK(w.deferred() == 0);
   CHECK(w.pending() == 0);
   CHECK_FALSE(w.cancel(1, [] { return true; }));  // nothing left of it
-  w.drain();                                       // returns: the dropped ones count as done
+  w.drain();                                      // returns: the dropped ones count as done
   CHECK(ran == 0);
 
   // One of its jobs already queued to run: the deferred rest must run too.
@@ -213,7 +225,8 @@ TEST_CASE("close workers: cancel drops an inode's jobs only while all are deferr
     while (!release) std::this_thread::sleep_for(1ms);
     ++ran;
   });
-  w.post(2, [&] { ++ran; }, true);
+  w.post(
+      2, [&] { ++ran; }, true);
   for (int i = 0; i < 100 && w.pending() == 2 && w.deferred() == 1; ++i)
     std::this_thread::sleep_for(1ms);
   CHECK_FALSE(w.cancel(2, [] { return true; }));

@@ -180,6 +180,68 @@ TEST_CASE("mds server: setattr permissions and xattrs", "[mds]") {
   CHECK(root.getattr(roots).inode->xattrs.size() == 2);
 }
 
+TEST_CASE("mds server: set-id bits go as Linux drops them: chown, and a writer's kill", "[mds]") {
+  Fixture f;
+  TestClient root(*f.server, "root");
+  REQUIRE(root.hello().first == 0);
+  TestClient u(*f.server, "user");
+  u.uid = 1000;
+  u.gid = 1000;
+  REQUIRE(u.hello().first == 0);
+  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  auto file = [&](const char *name, uint32_t mode) {
+    Ino ino = root.create(kRootIno, name).inode->ino;
+    REQUIRE(root.chmod(ino, mode).result == 0);
+    return ino;
+  };
+  auto kill = [&](TestClient &c, Ino ino, uint32_t extra = 0) {
+    return c.call([&](auto r) {
+      auto q = r.initSetattr();
+      q.setIno(ino);
+      q.initAttr().setMask(fsproto::SetAttr::MASK_KILL_SUIDGID | extra);
+    });
+  };
+  // chown: S_ISUID always, S_ISGID only with group execute.
+  Ino c1 = file("c1", 06755), c2 = file("c2", 02745);
+  REQUIRE(root.chown(c1, 5).result == 0);
+  REQUIRE(root.chown(c2, 5).result == 0);
+  CHECK(root.getattr(c1).inode->mode == 0755);
+  CHECK(root.getattr(c2).inode->mode == 02745);
+  // A writer that does not own the file may kill (not chmod): S_ISUID, and
+  // S_ISGID when the group may execute or the writer is not in the group.
+  Ino w1 = file("w1", 04777), w2 = file("w2", 02777), w3 = file("w3", 02767);
+  CHECK(u.chmod(w1, 0777).result == -EPERM);
+  CHECK(kill(u, w1).result == 0);
+  CHECK(kill(u, w2).result == 0);
+  CHECK(kill(u, w3).result == 0);
+  CHECK(root.getattr(w1).inode->mode == 0777);
+  CHECK(root.getattr(w2).inode->mode == 0777);
+  CHECK(root.getattr(w3).inode->mode == 0767);
+  // Root (in every group) keeps S_ISGID without group execute.
+  Ino w4 = file("w4", 06767);
+  CHECK(kill(root, w4).result == 0);
+  CHECK(root.getattr(w4).inode->mode == 02767);
+  // A writer's truncate may carry its mtime (the kernel's writeback cache
+  // sends it as a value); without write permission, nothing goes.
+  Ino t = file("t", 04666);
+  CHECK(u.call([&](auto r) {
+           auto q = r.initSetattr();
+           q.setIno(t);
+           auto a = q.initAttr();
+           a.setMask(fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME |
+                     fsproto::SetAttr::MASK_KILL_SUIDGID);
+           a.setSize(3);
+           a.initMtime().setSec(1234);
+         }).result == 0);
+  auto after = root.getattr(t).inode;
+  CHECK(after->mode == 0666);
+  CHECK(after->size == 3);
+  CHECK(after->mtime.sec == 1234);
+  Ino ro = file("ro", 04644);
+  CHECK(kill(u, ro, fsproto::SetAttr::MASK_SIZE).result == -EACCES);
+  CHECK(root.getattr(ro).inode->mode == 04644);
+}
+
 TEST_CASE("mds server: unsafe reply first, safe once durable, fsync waits", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");

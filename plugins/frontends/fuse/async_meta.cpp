@@ -363,7 +363,8 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
   uint32_t mask = 0;
   // The MDS's order (mds_requests.cpp, SETATTR): owner (a chown drops
   // set-id bits), then mode, then the set-id kill of a write or truncate.
-  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) && !is_dir) a.mode = without_set_ids(a.mode);
+  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) && !is_dir)
+    a.mode = without_set_ids(a.mode);
   if (to_set & FUSE_SET_ATTR_UID) mask |= fsproto::SetAttr::MASK_UID, a.uid = attr->st_uid;
   if (to_set & FUSE_SET_ATTR_GID) mask |= fsproto::SetAttr::MASK_GID, a.gid = attr->st_gid;
   if (to_set & FUSE_SET_ATTR_MODE) {

@@ -111,7 +111,8 @@ void CloseWorkers::run() {
       if (deferred_.empty())
         work_cv_.wait(l);
       else
-        work_cv_.wait_until(l, std::min(deferred_.begin()->second.due, Clock::now() + kPressureCheck));
+        work_cv_.wait_until(l,
+                            std::min(deferred_.begin()->second.due, Clock::now() + kPressureCheck));
       continue;
     }
     Job job = std::move(*it);

@@ -100,7 +100,8 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
     // While we have changes not reported, where the data is is ours to say.
     if (!f.dirty && f.data_report == DataReport::kUnchanged) f.layout = layout_of(a);
     if (granted != 0) f.lease_kind = granted, f.lease_seq = seq;
-    if (granted != 0) f.only_link = granted == uint32_t(fsproto::LeaseKind::FILE_WRITE) && a.nlink == 1;
+    if (granted != 0)
+      f.only_link = granted == uint32_t(fsproto::LeaseKind::FILE_WRITE) && a.nlink == 1;
     for (auto l : r.getLeases())
       if (l.getIno() == m && granted != 0)
         f.lease_expires_ms =
@@ -226,8 +227,10 @@ void Filesystem::read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off) {
 void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off) {
   counters_.count(Op::kWrite);
   uint64_t m = to_mds(ino);
+  const bool kill = take_kill_on_write(ino);
   FileLayout layout;
   if (!open_file_data(req, m, &layout, nullptr)) return;
+  if (kill) kill_set_ids(req, m);
   // Past the largest file size: EFBIG before anything is buffered (write(2)
   // writes what fits below the limit first; the kernel retries the rest).
   if (max_file_size_ && uint64_t(off) + size > max_file_size_) {
@@ -237,7 +240,6 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     }
     size = size_t(max_file_size_ - uint64_t(off));
   }
-  if (take_kill_on_write(ino)) kill_set_ids(req, m);
   int64_t n = data_->write(layout, uint64_t(off), buf, size);
   if (n < 0) {
     // With the writeback cache the kernel turns this into EIO at close:
@@ -302,9 +304,9 @@ void Filesystem::kill_set_ids(fuse_req_t req, uint64_t ino) {
       },
       &err);
   if (err < 0)
-    log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
-                              ": clearing its set-id bits before a write failed: " +
-                              std::strerror(-err));
+    log_(STRATA_LOG_WARN,
+         "inode " + std::to_string(ino) +
+             ": clearing its set-id bits before a write failed: " + std::strerror(-err));
 }
 
 size_t Filesystem::settle_inline(uint64_t ino, uint64_t budget) {
@@ -407,7 +409,8 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // (close-to-open). Without the lease (or with sync_close), close reports
   // write-out errors itself. Changed data waits writeback_delay_ms.
   if (closers_ && holds_file_write(m)) {
-    closers_->post(m, [this, m, layout] { write_back(m, layout); }, dirty);
+    closers_->post(
+        m, [this, m, layout] { write_back(m, layout); }, dirty);
     fuse_reply_err(req, 0);
     return;
   }
@@ -454,8 +457,8 @@ bool Filesystem::drop_unwritten(uint64_t ino) {
     auto it = open_.find(ino);
     if (it == open_.end()) return false;
     OpenFile &f = it->second;
-    if (!f.only_link || f.openers > 0 ||
-        f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE) || f.lease_expires_ms <= now)
+    if (!f.only_link || f.openers > 0 || f.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE) ||
+        f.lease_expires_ms <= now)
       return false;
     if (!data_->discard(ino)) return false;
     f.dirty = false;

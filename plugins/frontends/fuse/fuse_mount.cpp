@@ -104,7 +104,6 @@ int FuseMount::mount(Filesystem &fs, const MountSettings &s, std::string *why) {
   return 0;
 }
 
-
 void FuseMount::serve(uint32_t max_threads, std::function<void(int)> on_end) {
   loop_ = std::thread([this, max_threads, on_end = std::move(on_end)] {
     int rc = frontends::run_fuse_loop_mt(se_, max_threads);
