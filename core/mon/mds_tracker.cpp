@@ -144,6 +144,10 @@ void MdsTracker::adopt(const ClusterMap &m, uint64_t now_ms) {
   for (const auto &[name, d] : m.mds) last_beacon_ms_[name] = now_ms;
 }
 
+void MdsTracker::excuse(uint64_t ms) {
+  for (auto &[name, last] : last_beacon_ms_) last += ms;
+}
+
 void MdsTracker::forget(const std::string &name) {
   last_beacon_ms_.erase(name);
   conn_.erase(name);

@@ -66,6 +66,10 @@ class MdsTracker {
   // Forget what a removed MDS left behind.
   void forget(const std::string &name);
 
+  // The monitor did not run for `ms` (Monitor::tick): beacons it could not
+  // read in that time do not count against anyone.
+  void excuse(uint64_t ms);
+
   const std::map<std::string, MdsStats> &stats() const { return stats_; }
 
  private:

@@ -96,6 +96,7 @@ struct Monitor::State {
   std::map<int32_t, uint64_t> conn_lost_ms;                   // GUARDED_BY(mu)
   std::map<int32_t, msg::ConnectionRef> booted_conn;  // GUARDED_BY(mu); where each OSD booted
   std::map<int32_t, uint64_t> last_beacon_ms;         // GUARDED_BY(mu)
+  uint64_t last_tick_ms = 0;                          // GUARDED_BY(mu)
   std::map<int32_t, std::map<int32_t, uint64_t>> failure_reports;  // target -> reporter -> ms
   MdsTracker mds;                                                  // GUARDED_BY(mu)
   std::map<std::string, msg::ConnectionRef> mds_conns;  // GUARDED_BY(mu); last beacon's session
@@ -639,11 +640,35 @@ struct Monitor::State {
 
   // ------------------------------------------------------------ timers
 
+  uint64_t tick_period_ms() const {
+    return opts.tick_ms ? opts.tick_ms
+                        : std::clamp<uint64_t>(opts.heartbeat_grace_ms / 10, 10, 500);
+  }
+
+  // A monitor that did not run for a while (the machine stalled, or its
+  // own store blocked it) cannot tell a silent daemon from beacons it did
+  // not read: whoever was silent only during that time is not blamed, as
+  // after an election. (A CI run saw every process stop for 6.4 s; the
+  // monitor then marked a healthy OSD down and dropped the active MDS.)
+  void excuse_own_stall(uint64_t t) {
+    constexpr uint64_t kStallMs = 1000;
+    const uint64_t expected = last_tick_ms + tick_period_ms();
+    if (last_tick_ms != 0 && t > expected + kStallMs) {
+      const uint64_t stalled = t - expected;
+      for (auto &[id, at] : last_beacon_ms) at += stalled;
+      mds.excuse(stalled);
+      log.warn(kLog, "the monitor did not run for " + std::to_string(stalled) +
+                         " ms: beacon silence in that time is not held against anyone");
+    }
+    last_tick_ms = t;
+  }
+
   void tick() {
     std::unique_lock lk(mu);
     drain_closed();
     Outbox out;
     uint64_t t = now();
+    excuse_own_stall(t);
     uint64_t grace = opts.heartbeat_grace_ms;
     const ClusterMap &cur = view->map();
     ClusterMap next = cur;
@@ -687,8 +712,7 @@ struct Monitor::State {
   }
 
   void timer_loop() {
-    uint64_t period =
-        opts.tick_ms ? opts.tick_ms : std::clamp<uint64_t>(opts.heartbeat_grace_ms / 10, 10, 500);
+    uint64_t period = tick_period_ms();
     std::unique_lock lk(mu);
     while (!stopping) {
       timer_cv.wait_for(lk, std::chrono::milliseconds(period));
@@ -799,6 +823,11 @@ Result<std::string> Monitor::start() {
   if (!addr.ok()) return addr.status().Context("monitor");
   s->messenger->start();
   s->started = true;
+  {
+    // The first tick measures from here: a stall before it counts too.
+    std::lock_guard lk(s->mu);
+    s->last_tick_ms = s->now();
+  }
   s->timer = std::thread([s] { s->timer_loop(); });
   s->log.info(kLog, "listening on " + *addr + ", map epoch " + std::to_string(current()->epoch()) +
                         ", fsid " + current()->map().fsid);

@@ -48,7 +48,7 @@ host::Plugin crush() {
 }
 
 Logger &quiet_log() {
-  static Logger log(STRATA_LOG_ERROR);
+  static Logger log(getenv("MON_TEST_VERBOSE") ? STRATA_LOG_INFO : STRATA_LOG_ERROR);
   return log;
 }
 
