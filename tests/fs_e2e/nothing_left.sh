@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The cleanup of the fs_e2e fixture, run after the last strata mount test
+# (also when some failed or were killed by ctest's timeout, which skips
+# their own traps): nothing of them is left behind under SCRATCH_DIR. A
+# FUSE mount there is unmounted lazily (a dead server's mount hangs
+# whatever walks into it, `rm -rf` of the build tree included), a daemon
+# of this strata binary on a cluster there gets SIGKILL, and the test
+# fails naming them.
+#
+#   nothing_left.sh STRATA SCRATCH_DIR
+set -euo pipefail
+strata=$(readlink -f "$1")
+scratch=$(readlink -m "$2")
+left=0
+while read -r _ mnt type _; do
+  case "$mnt" in
+    "$scratch"/*)
+      echo "left mounted by an fs_e2e test ($type), unmounted: $mnt"
+      umount -l "$mnt" 2>/dev/null || fusermount3 -uz "$mnt" 2>/dev/null || true
+      left=1
+      ;;
+  esac
+done </proc/mounts
+for proc in /proc/[0-9]*; do
+  exe=$(readlink "$proc/exe" 2>/dev/null) || continue
+  [ "$exe" = "$strata" ] || continue
+  cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
+  case "$cmd" in
+    *"$scratch/"*)
+      echo "left running by an fs_e2e test, killed: pid ${proc#/proc/}: $cmd"
+      kill -9 "${proc#/proc/}" 2>/dev/null || true
+      left=1
+      ;;
+  esac
+done
+exit "$left"
