@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -48,7 +49,9 @@ host::Plugin crush() {
 }
 
 Logger &quiet_log() {
-  static Logger log(getenv("MON_TEST_VERBOSE") ? STRATA_LOG_INFO : STRATA_LOG_ERROR);
+  // MON_TEST_VERBOSE=1 in the environment shows the monitor's whole log
+  // (why it marked something down) when a test needs explaining.
+  static Logger log(std::getenv("MON_TEST_VERBOSE") ? STRATA_LOG_INFO : STRATA_LOG_ERROR);
   return log;
 }
 
