@@ -11,18 +11,5 @@
 # instead of after them.
 # Usage: no_daemon_left.sh STRATA_BINARY
 set -euo pipefail
-strata=$(readlink -f "$1")
-left=0
-for proc in /proc/[0-9]*; do
-  exe=$(readlink "$proc/exe" 2>/dev/null) || continue
-  [ "$exe" = "$strata" ] || continue
-  cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
-  case "$cmd" in
-    *"/var/tmp/strata-cluster-test."*)
-      echo "left running by a cluster test, killed: pid ${proc#/proc/}: $cmd"
-      kill -9 "${proc#/proc/}" 2>/dev/null || true
-      left=1
-      ;;
-  esac
-done
-exit "$left"
+source "$(dirname "$0")/../support/kill_left_daemons.sh"
+kill_left_daemons "$1" '*/var/tmp/strata-cluster-test.*' "a cluster test"

@@ -9,7 +9,7 @@
 #
 #   nothing_left.sh STRATA SCRATCH_DIR
 set -euo pipefail
-strata=$(readlink -f "$1")
+source "$(dirname "$0")/../support/kill_left_daemons.sh"
 scratch=$(readlink -m "$2")
 left=0
 while read -r _ mnt type _; do
@@ -21,16 +21,5 @@ while read -r _ mnt type _; do
       ;;
   esac
 done </proc/mounts
-for proc in /proc/[0-9]*; do
-  exe=$(readlink "$proc/exe" 2>/dev/null) || continue
-  [ "$exe" = "$strata" ] || continue
-  cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
-  case "$cmd" in
-    *"$scratch/"*)
-      echo "left running by an fs_e2e test, killed: pid ${proc#/proc/}: $cmd"
-      kill -9 "${proc#/proc/}" 2>/dev/null || true
-      left=1
-      ;;
-  esac
-done
+kill_left_daemons "$1" "*$scratch/*" "an fs_e2e test" || left=1
 exit "$left"
