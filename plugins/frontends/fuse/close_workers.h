@@ -17,7 +17,7 @@
 // an untar or a copy is not slowed by its own write-out, and a file
 // deleted before its turn is never written at all (cancel()). They run
 // earlier when `over_limit` says the buffers are too full (oldest first),
-// and at once for drain() (syncfs, unmount), settle() and destruction.
+// and at once for drain() (unmount), settle() and destruction.
 #pragma once
 
 #include <chrono>

@@ -111,7 +111,7 @@ class FileData {
   // The file is closed by everyone here: release its buffers once flushed.
   virtual void forget(uint64_t ino) = 0;
 
-  // Flushes every file (syncfs, unmount).
+  // Flushes every file (unmount).
   virtual int flush_all() = 0;
 
   // The file is gone (its last link was removed here before its data

@@ -133,7 +133,7 @@ class MdsClient {
   // or -ESHUTDOWN.
   int wait_safe(uint64_t tid, uint32_t timeout_ms);
   // The first refusal of a submitted request since the last call (0:
-  // none), with its message: what fsync and syncfs report.
+  // none), with its message: what fsync and unmount report.
   int take_async_error(std::string *message);
 
   // A message outside request/reply (Release, Goodbye): sent if connected

@@ -26,10 +26,10 @@ const strata_option_spec kOptions[] = {
      "how long the mount waits for the active MDS"},
     {"async_metadata", STRATA_OPT_BOOL, "true", nullptr,
      "creates, unlinks, renames and setattrs in a directory no other client uses return at "
-     "once and go to the MDS in batches (fsync, syncfs and unmount wait for them)"},
+     "once and go to the MDS in batches (fsync and unmount wait for them)"},
     {"sync_close", STRATA_OPT_BOOL, "false", nullptr,
      "close(2) waits until the file's data is in the cluster (off: it is written in the "
-     "background under the file's lease; fsync, syncfs, unmount and other clients' opens wait "
+     "background under the file's lease; fsync, unmount and other clients' opens wait "
      "for it, and fsync reports a failed write-out)"},
     {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
