@@ -174,7 +174,8 @@ std::string MountClient::status_json() const {
     << ",\"cache\":{\"dirs\":" << c.dirs << ",\"complete_dirs\":" << c.complete_dirs
     << ",\"entries\":" << c.entries << ",\"inodes\":" << c.inodes << "}"
     << ",\"kernel_inodes\":" << fs_->known_inodes() << ",\"open_files\":" << fs_->open_files()
-    << ",\"deferred_writebacks\":" << fs_->deferred_writebacks() << "}";
+    << ",\"deferred_writebacks\":" << fs_->deferred_writebacks()
+    << ",\"killpriv_v2\":" << (fs_->killpriv_v2() ? "true" : "false") << "}";
   return o.str();
 }
 
