@@ -3,6 +3,8 @@
 // complete (docs/FILESYSTEM.md, "Sessions, leases").
 #include "lease_cache.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 using strata::fuse::DirEntry;
@@ -239,4 +241,92 @@ TEST_CASE("only directories in use are renewed, and a renewal keeps the listing"
   c.renewed(kOther, lease(9, 5000));  // another grant's seq: ignored
   CHECK(c.lookup(kDir, "zz", 4000).found == Found::kNegative);
   CHECK(c.lookup(kOther, "a", 4000).found == Found::kMiss);
+}
+
+// Work in a tree this client did not list (a tar x over it after a
+// remount): the names it looked up or removed itself are known either way.
+TEST_CASE("an incomplete directory answers for names it knows are missing") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(3, 1000), false);
+  c.put_absent(kDir, "gone", 3);
+  c.put_absent(kDir, "stale", 2);  // under another grant: not trusted
+  CHECK(c.lookup(kDir, "gone", 0).found == Found::kNegative);
+  CHECK(c.lookup(kDir, "stale", 0).found == Found::kMiss);
+  CHECK(c.lookup(kDir, "other", 0).found == Found::kMiss);
+  // Our own unlink of a name we knew: missing now.
+  c.put_entry(kDir, "a", file(100));
+  c.removed(kDir, "a");
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kNegative);
+  // Our own create of a missing name: present.
+  c.created(kDir, "gone", file(101));
+  CHECK(c.lookup(kDir, "gone", 0).entry.ino == 101);
+  // A revoke makes the kernel forget the negative entries too.
+  auto n = c.names(kDir);
+  std::sort(n.begin(), n.end());
+  CHECK(n == std::vector<std::string>{"a", "gone"});
+  // A new grant knows nothing yet.
+  c.put_dir_lease(kDir, lease(4, 1000), false);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  CHECK(c.names(kDir).empty());
+}
+
+TEST_CASE("renames in an incomplete directory leave the old name known missing") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  c.put_entry(kDir, "a", file(100));
+  c.put_absent(kDir, "b", 1);
+  c.renamed(kDir, "a", kDir, "b", 0);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kNegative);
+  CHECK(c.lookup(kDir, "b", 0).entry.ino == 100);
+}
+
+TEST_CASE("missing names are bounded per directory, and a listing makes them moot") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  for (size_t i = 0; i < LeaseCache::kMaxAbsent + 10; ++i)
+    c.put_absent(kDir, "n" + std::to_string(i), 1);
+  CHECK(c.names(kDir).size() == LeaseCache::kMaxAbsent);
+  CHECK(c.lookup(kDir, "n" + std::to_string(LeaseCache::kMaxAbsent + 5), 0).found ==
+        Found::kMiss);
+  c.mark_complete(kDir, 1);
+  CHECK(c.names(kDir).empty());
+  CHECK(c.lookup(kDir, "n1", 0).found == Found::kNegative);
+}
+
+// A reply that granted a lease may be absorbed after the revoke of that
+// grant was handled (the revoke runs on another thread): it must not come
+// back.
+TEST_CASE("a revoked grant is refused when a late reply brings it again") {
+  LeaseCache c;
+  fill(c);  // seq 1
+  c.revoked(kDir, 1, 0);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  c.put_dir_lease(kDir, lease(1, 1000), true);
+  c.put_entry(kDir, "a", file(100));
+  CHECK_FALSE(c.dir_lease(kDir, 0));
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  InodeAttr own;
+  own.ino = kDir;
+  c.put_inode(own, lease(1, 1000));
+  CHECK_FALSE(c.inode(kDir, 0));
+  // A newer grant is taken.
+  c.put_dir_lease(kDir, lease(2, 1000), false);
+  CHECK(c.dir_lease(kDir, 0));
+  // The record is forgotten once no reply from before could still come.
+  c.revoked(kOther, 5, 100);
+  c.expire(100 + LeaseCache::kRevokedKeepMs);
+  c.put_dir_lease(kOther, lease(5, 200 + LeaseCache::kRevokedKeepMs), false);
+  CHECK(c.dir_lease(kOther, 150 + LeaseCache::kRevokedKeepMs));
+}
+
+TEST_CASE("a directory's misses are counted per grant, and the nth comes once") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  CHECK_FALSE(c.note_miss(kDir, 2));
+  CHECK(c.note_miss(kDir, 2));
+  CHECK_FALSE(c.note_miss(kDir, 2));
+  c.put_dir_lease(kDir, lease(2, 1000), false);
+  CHECK_FALSE(c.note_miss(kDir, 2));
+  CHECK(c.note_miss(kDir, 2));
+  CHECK_FALSE(c.note_miss(kOther, 1));  // no lease: nothing to list under
 }

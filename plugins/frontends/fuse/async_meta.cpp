@@ -91,7 +91,9 @@ bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
   if (!settings_.async_metadata) return false;
   int64_t now = now_ms();
   auto lease = cache_.dir_lease(dir, now);
-  if (!lease || !lease->second || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE) ||
+  // The listing need not be complete: each change checks that the cache
+  // knows the names it decides on (LeaseCache::lookup: present or absent).
+  if (!lease || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE) ||
       lease->first.expires_ms - now < kAsyncSpareMs)
     return false;
   auto attr = cache_.inode(dir, now);

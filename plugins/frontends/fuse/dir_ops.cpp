@@ -27,7 +27,64 @@ DirSnapshot *snapshot(fuse_file_info *fi) { return reinterpret_cast<DirSnapshot 
 
 constexpr uint32_t kPageEntries = 1024;
 
+// A lookup that misses in a directory this client holds dirWrite on reads
+// the listing instead, at most this many pages (a huge directory is not
+// listed to answer a few names).
+constexpr uint32_t kPrefetchPages = 4;
+
 }  // namespace
+
+int Filesystem::read_listing(fuse_req_t req, uint64_t dir, uint32_t max_pages,
+                             const std::function<void(const std::string &, const DirEntry &)> &each,
+                             bool *complete) {
+  std::string after;
+  uint64_t seq = 0;  // the dir lease the first page came under
+  for (uint32_t page = 0;; ++page) {
+    if (max_pages != 0 && page == max_pages) {
+      if (complete) *complete = false;
+      return 0;
+    }
+    int err = 0;
+    auto reply = request(
+        req,
+        [&](fsproto::Request::Builder r) {
+          auto d = r.initReaddir();
+          d.setIno(dir);
+          d.setAfter(kj::arrayPtr(reinterpret_cast<const kj::byte *>(after.data()), after.size()));
+          d.setMaxEntries(kPageEntries);
+        },
+        &err);
+    if (err < 0) return err;
+    auto r = reply->root<fsproto::Reply>();
+    if (after.empty()) seq = cache_.dir_seq(dir);
+    for (auto d : r.getEntries()) {
+      auto n = d.getName();
+      std::string name(reinterpret_cast<const char *>(n.begin()), n.size());
+      DirEntry e{d.getInode().getIno(), FileType(uint8_t(d.getInode().getType()))};
+      cache_.put_entry(dir, name, e);
+      if (each) each(name, e);
+      after = name;
+    }
+    if (r.getEnd() || r.getEntries().size() == 0) break;
+  }
+  // Every entry is in the cache now, if one lease covered every page.
+  cache_.mark_complete(dir, seq);
+  if (complete) *complete = true;
+  return 0;
+}
+
+bool Filesystem::prefetch_listing(fuse_req_t req, uint64_t dir) {
+  if (!settings_.prefetch_listings) return false;
+  auto lease = cache_.dir_lease(dir, now_ms());
+  // Exclusive (nobody else is reading or changing it), not yet listed,
+  // and not for the first miss: a lone stat stays one small lookup.
+  if (!lease || lease->second || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE))
+    return false;
+  if (!cache_.note_miss(dir, kPrefetchMisses)) return false;
+  counters_.listing_prefetch();
+  bool complete = false;
+  return read_listing(req, dir, kPrefetchPages, nullptr, &complete) == 0 && complete;
+}
 
 void Filesystem::opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   counters_.count(Op::kOpendir);
@@ -64,38 +121,13 @@ void Filesystem::readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       counters_.cache_hit();
       for (auto &[name, e] : *listed) snap->items.push_back({name, e});
     } else {
-      std::string after;
-      uint64_t seq = 0;  // the dir lease the first page came under
-      for (;;) {
-        int err = 0;
-        auto reply = request(
-            req,
-            [&](fsproto::Request::Builder r) {
-              auto d = r.initReaddir();
-              d.setIno(dir);
-              d.setAfter(
-                  kj::arrayPtr(reinterpret_cast<const kj::byte *>(after.data()), after.size()));
-              d.setMaxEntries(kPageEntries);
-            },
-            &err);
-        if (err < 0) {
-          fuse_reply_err(req, -err);
-          return;
-        }
-        auto r = reply->root<fsproto::Reply>();
-        if (after.empty()) seq = cache_.dir_seq(dir);
-        for (auto d : r.getEntries()) {
-          auto n = d.getName();
-          std::string name(reinterpret_cast<const char *>(n.begin()), n.size());
-          DirEntry e{d.getInode().getIno(), FileType(uint8_t(d.getInode().getType()))};
-          cache_.put_entry(dir, name, e);
-          snap->items.push_back({name, e});
-          after = name;
-        }
-        if (r.getEnd() || r.getEntries().size() == 0) break;
+      int err = read_listing(req, dir, 0, [&](const std::string &name, const DirEntry &e) {
+        snap->items.push_back({name, e});
+      });
+      if (err < 0) {
+        fuse_reply_err(req, -err);
+        return;
       }
-      // Every entry is in the cache now, if one lease covered every page.
-      cache_.mark_complete(dir, seq);
     }
     snap->filled = true;
   }

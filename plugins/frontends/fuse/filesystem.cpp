@@ -196,6 +196,14 @@ void Filesystem::reply_entry(fuse_req_t req, const InodeAttr &a) {
   if (fuse_reply_entry(req, &e) != 0) inodes_.forget(a.ino, 1);  // the kernel did not take it
 }
 
+// A negative entry the kernel may keep as long as the lease lasts.
+void Filesystem::reply_negative(fuse_req_t req, int64_t valid_ms) {
+  fuse_entry_param e;
+  std::memset(&e, 0, sizeof e);
+  e.entry_timeout = double(valid_ms) / 1000.0;
+  fuse_reply_entry(req, &e);
+}
+
 void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
   counters_.count(Op::kLookup);
   uint64_t dir = to_mds(parent);
@@ -206,16 +214,25 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
   auto hit = cache_.lookup(dir, name, now_ms());
   if (hit.found == LeaseCache::Found::kNegative) {
     counters_.cache_hit();
-    // A negative entry the kernel may keep as long as the lease lasts.
-    fuse_entry_param e;
-    std::memset(&e, 0, sizeof e);
-    e.entry_timeout = double(hit.valid_ms) / 1000.0;
-    fuse_reply_entry(req, &e);
+    reply_negative(req, hit.valid_ms);
     return;
   }
   if (hit.found == LeaseCache::Found::kEntry) {
     if (auto c = cache_.inode(hit.entry.ino, now_ms())) {
       counters_.cache_hit();
+      reply_entry(req, c->first);
+      return;
+    }
+  }
+  if (hit.found == LeaseCache::Found::kMiss && prefetch_listing(req, dir)) {
+    hit = cache_.lookup(dir, name, now_ms());
+    std::optional<std::pair<InodeAttr, int64_t>> c;
+    if (hit.found == LeaseCache::Found::kEntry) c = cache_.inode(hit.entry.ino, now_ms());
+    if (hit.found == LeaseCache::Found::kNegative) {
+      reply_negative(req, hit.valid_ms);
+      return;
+    }
+    if (c) {
       reply_entry(req, c->first);
       return;
     }
@@ -229,6 +246,21 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
         l.setName(kj::arrayPtr(reinterpret_cast<const kj::byte *>(name), std::strlen(name)));
       },
       &err);
+  if (err == -ENOENT && reply) {
+    // Missing under the lease this reply granted: the cache answers for
+    // the name from now on, and so may the kernel (a negative entry; a
+    // revoke invalidates it with the directory's other names), and a
+    // create of it can be decided locally.
+    for (auto l : reply->root<fsproto::Reply>().getLeases())
+      if (l.getIno() == dir && (l.getKind() == fsproto::LeaseKind::DIR_READ ||
+                                l.getKind() == fsproto::LeaseKind::DIR_WRITE))
+        cache_.put_absent(dir, name, l.getSeq());
+    auto known = cache_.lookup(dir, name, now_ms());
+    if (known.found == LeaseCache::Found::kNegative) {
+      reply_negative(req, known.valid_ms);
+      return;
+    }
+  }
   if (err < 0) {
     fuse_reply_err(req, -err);
     return;

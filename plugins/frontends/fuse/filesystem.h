@@ -181,6 +181,18 @@ class Filesystem {
   // Attributes of ino: cached under a lease, else a Getattr. Local size
   // and mtime of a file written here override the MDS's.
   int attr_of(fuse_req_t req, uint64_t ino, InodeAttr *out, double *valid_s);
+  void reply_negative(fuse_req_t req, int64_t valid_ms);
+  // Reads dir's listing from the MDS into the cache, page by page (at
+  // most max_pages; 0: all), calling `each` per entry; *complete says
+  // whether it reached the end (and the cache marked it complete).
+  int read_listing(fuse_req_t req, uint64_t dir, uint32_t max_pages,
+                   const std::function<void(const std::string &, const DirEntry &)> &each,
+                   bool *complete = nullptr);
+  // A lookup missed: list the directory instead, when it is ours alone
+  // (dirWrite) and this is its kPrefetchMisses-th miss under the lease.
+  // True when the cache now answers for every name in it.
+  bool prefetch_listing(fuse_req_t req, uint64_t dir);
+  static constexpr uint32_t kPrefetchMisses = 2;
   void overlay_local(InodeAttr *a) const;
   fuse_entry_param entry_of(const InodeAttr &a, double valid_s);
   void reply_entry(fuse_req_t req, const InodeAttr &a);

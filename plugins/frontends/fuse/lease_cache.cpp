@@ -4,9 +4,16 @@
 
 namespace strata::fuse {
 
+bool LeaseCache::refused_locked(uint64_t ino, const LeaseGrant &lease) const {
+  if (lease.seq == 0) return false;  // assumed by this client; adopt() checks the MDS's
+  auto it = revoked_.find(ino);
+  return it != revoked_.end() && lease.seq <= it->second.first;
+}
+
 void LeaseCache::put_inode(const InodeAttr &attr, const LeaseGrant &lease, uint64_t cover,
                            uint64_t parent) {
   std::lock_guard<std::mutex> l(mu_);
+  if (cover == 0 && refused_locked(attr.ino, lease)) return;
   uint64_t gen = 0;
   if (cover != 0) {
     auto d = dirs_.find(cover);
@@ -40,6 +47,7 @@ uint64_t LeaseCache::cover_of(uint64_t ino) const {
 
 void LeaseCache::adopt(uint64_t ino, const LeaseGrant &lease) {
   std::lock_guard<std::mutex> l(mu_);
+  if (refused_locked(ino, lease)) return;
   if (auto d = dirs_.find(ino);
       d != dirs_.end() && d->second.lease.seq == 0 && d->second.lease.kind == lease.kind)
     d->second.lease = lease;  // same generation: what it covers stays
@@ -73,6 +81,7 @@ void LeaseCache::update_inode(const InodeAttr &attr) {
 
 void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*complete*/) {
   std::lock_guard<std::mutex> l(mu_);
+  if (refused_locked(dir, lease)) return;
   CachedDir &d = dirs_[dir];
   // The same grant renewed keeps what it covers; a new grant (after a
   // revoke, or one that ran out) starts over: entries (and inline inodes,
@@ -82,6 +91,8 @@ void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*com
               (d.lease.seq == lease.seq || d.lease.seq == 0);
   if (!same) {
     d.entries.clear();
+    d.absent.clear();
+    d.misses = 0;
     d.complete = false;
     d.generation = ++generations_;
   }
@@ -91,7 +102,25 @@ void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*com
 void LeaseCache::put_entry(uint64_t dir, const std::string &name, DirEntry e) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
-  if (it != dirs_.end()) it->second.entries[name] = e;
+  if (it == dirs_.end()) return;
+  it->second.entries[name] = e;
+  it->second.absent.erase(name);
+}
+
+void LeaseCache::put_absent(uint64_t dir, const std::string &name, uint64_t seq) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end() || seq == 0 || it->second.lease.seq != seq) return;
+  CachedDir &d = it->second;
+  if (d.complete || d.entries.count(name) || d.absent.size() >= kMaxAbsent) return;
+  d.absent.insert(name);
+}
+
+bool LeaseCache::note_miss(uint64_t dir, uint32_t nth) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end() || it->second.complete) return false;
+  return ++it->second.misses == nth;
 }
 
 uint64_t LeaseCache::dir_seq(uint64_t dir) const {
@@ -103,13 +132,19 @@ uint64_t LeaseCache::dir_seq(uint64_t dir) const {
 void LeaseCache::mark_complete(uint64_t dir, uint64_t seq) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
-  if (it != dirs_.end() && seq != 0 && it->second.lease.seq == seq) it->second.complete = true;
+  if (it != dirs_.end() && seq != 0 && it->second.lease.seq == seq) {
+    it->second.complete = true;
+    it->second.absent.clear();  // every name not listed is
+  }
 }
 
 void LeaseCache::mark_new(uint64_t dir) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
-  if (it != dirs_.end()) it->second.complete = true;
+  if (it != dirs_.end()) {
+    it->second.complete = true;
+    it->second.absent.clear();
+  }
 }
 
 const LeaseCache::CachedDir *LeaseCache::live_dir(uint64_t dir, int64_t now_ms) const {
@@ -129,7 +164,7 @@ LeaseCache::LookupResult LeaseCache::lookup(uint64_t dir, const std::string &nam
   if (it != d->entries.end()) {
     r.found = Found::kEntry;
     r.entry = it->second;
-  } else if (d->complete) {
+  } else if (d->complete || d->absent.count(name)) {
     r.found = Found::kNegative;
   } else {
     return r;
@@ -151,10 +186,15 @@ void LeaseCache::created(uint64_t dir, const std::string &name, DirEntry e) {
   put_entry(dir, name, e);
 }
 
+// Our own change, so the name is known to be gone (in a complete
+// directory that goes without saying).
 void LeaseCache::removed(uint64_t dir, const std::string &name) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
-  if (it != dirs_.end()) it->second.entries.erase(name);
+  if (it == dirs_.end()) return;
+  CachedDir &d = it->second;
+  d.entries.erase(name);
+  if (!d.complete && d.absent.size() < kMaxAbsent) d.absent.insert(name);
 }
 
 void LeaseCache::renamed(uint64_t dir, const std::string &name, uint64_t new_dir,
@@ -175,20 +215,26 @@ void LeaseCache::renamed(uint64_t dir, const std::string &name, uint64_t new_dir
   // What we do not know we cannot place: a complete directory that would
   // miss the moved entry is no longer complete.
   if (from != dirs_.end()) {
-    from->second.entries.erase(name);
+    CachedDir &d = from->second;
+    d.entries.erase(name);
     if (flags & kExchange) {
       if (other)
-        from->second.entries[name] = *other;
+        d.entries[name] = *other;
       else
-        from->second.complete = false;
+        d.complete = false;
+      d.absent.erase(name);
+    } else if (!d.complete && d.absent.size() < kMaxAbsent) {
+      d.absent.insert(name);
     }
   }
   if (to != dirs_.end()) {
-    if (moving)
-      to->second.entries[new_name] = *moving;
-    else {
-      to->second.entries.erase(new_name);
-      to->second.complete = false;
+    CachedDir &d = to->second;
+    d.absent.erase(new_name);
+    if (moving) {
+      d.entries[new_name] = *moving;
+    } else {
+      d.entries.erase(new_name);
+      d.complete = false;
     }
   }
 }
@@ -229,9 +275,19 @@ std::vector<std::string> LeaseCache::names(uint64_t dir) const {
   std::lock_guard<std::mutex> l(mu_);
   std::vector<std::string> out;
   auto it = dirs_.find(dir);
-  if (it != dirs_.end())
-    for (const auto &[name, e] : it->second.entries) out.push_back(name);
+  if (it == dirs_.end()) return out;
+  for (const auto &[name, e] : it->second.entries) out.push_back(name);
+  out.insert(out.end(), it->second.absent.begin(), it->second.absent.end());
   return out;
+}
+
+void LeaseCache::revoked(uint64_t ino, uint64_t seq, int64_t now_ms) {
+  std::lock_guard<std::mutex> l(mu_);
+  dirs_.erase(ino);
+  inodes_.erase(ino);
+  auto &r = revoked_[ino];
+  r.first = std::max(r.first, seq);
+  r.second = now_ms;
 }
 
 void LeaseCache::drop(uint64_t ino) {
@@ -261,13 +317,14 @@ size_t LeaseCache::expire(int64_t now_ms) {
       ++it;
     }
   }
+  std::erase_if(revoked_, [&](const auto &r) { return r.second.second + kRevokedKeepMs <= now_ms; });
   return n;
 }
 
 void LeaseCache::clear() {
   std::lock_guard<std::mutex> l(mu_);
   dirs_.clear();
-  inodes_.clear();
+  inodes_.clear();  // revoked_ stays: those grants are still void
 }
 
 LeaseCache::Counts LeaseCache::counts() const {
@@ -276,7 +333,7 @@ LeaseCache::Counts LeaseCache::counts() const {
   c.dirs = dirs_.size();
   c.inodes = inodes_.size();
   for (const auto &[ino, d] : dirs_) {
-    c.entries += d.entries.size();
+    c.entries += d.entries.size() + d.absent.size();
     c.complete_dirs += d.complete ? 1 : 0;
   }
   return c;

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -70,6 +71,15 @@ class LeaseCache {
   void put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool complete);
   // An entry the MDS sent (lookup, readdir). Ignored without a dir lease.
   void put_entry(uint64_t dir, const std::string &name, DirEntry e);
+  // The MDS said `name` is not in dir, under the lease `seq` (ignored
+  // unless that lease is the one cached). At most kMaxAbsent names a
+  // directory: a lookup storm of missing names (an include path search)
+  // must not grow the cache without bound; past it, they are asked again.
+  void put_absent(uint64_t dir, const std::string &name, uint64_t seq);
+  static constexpr size_t kMaxAbsent = 4096;
+  // A lookup missed in dir: true once per grant, at its `nth` miss (the
+  // caller then reads the listing: prefetch_listing).
+  bool note_miss(uint64_t dir, uint32_t nth);
   // The seq of the lease dir is cached under; 0: none.
   uint64_t dir_seq(uint64_t dir) const;
   // The live lease on dir and whether its listing is complete.
@@ -115,11 +125,18 @@ class LeaseCache {
   // of that lease must invalidate too).
   std::vector<uint64_t> covered(uint64_t dir) const;
 
-  // The names cached in dir (the kernel entries to invalidate on revoke).
+  // The names cached in dir, present or absent (the kernel entries,
+  // negative ones too, to invalidate on revoke).
   std::vector<std::string> names(uint64_t dir) const;
 
-  // A lease was revoked (or given up): forget what it covered.
+  // A lease was given up or ran out: forget what it covered.
   void drop(uint64_t ino);
+  // A lease was revoked: forget what it covered, and refuse that grant
+  // (seq) and older ones for ino from now on. A reply that granted it may
+  // be absorbed after the revoke was handled (different threads); putting
+  // it back would cache what the MDS no longer guards.
+  void revoked(uint64_t ino, uint64_t seq, int64_t now_ms);
+  static constexpr int64_t kRevokedKeepMs = 600000;
   // Forgets every entry and inode whose lease ran out; returns how many.
   size_t expire(int64_t now_ms);
   void clear();
@@ -134,6 +151,8 @@ class LeaseCache {
     LeaseGrant lease;
     bool complete = false;
     std::map<std::string, DirEntry> entries;
+    std::set<std::string> absent;  // known missing (only while !complete)
+    uint32_t misses = 0;           // lookups that missed under this grant
     uint64_t generation = 0;      // this cache's count of grants: what covered inodes check
     mutable int64_t used_ms = 0;  // last lookup, listing or change (renewable())
   };
@@ -147,10 +166,16 @@ class LeaseCache {
   // When c's lease (its own or its directory's) runs out; 0: it did.
   int64_t expiry_locked(const CachedInode &c) const;
   const CachedDir *live_dir(uint64_t dir, int64_t now_ms) const;
+  // A grant revoked before: its seq is at most the one recorded for ino.
+  bool refused_locked(uint64_t ino, const LeaseGrant &lease) const;
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, CachedDir> dirs_;
   std::unordered_map<uint64_t, CachedInode> inodes_;
+  // ino -> (the newest seq revoked, when). expire() forgets a record after
+  // kRevokedKeepMs: by then any reply sent before the revoke was absorbed
+  // (and any grant in it ran out, unless mds_lease_ms is longer).
+  std::unordered_map<uint64_t, std::pair<uint64_t, int64_t>> revoked_;
   uint64_t generations_ = 0;
 };
 

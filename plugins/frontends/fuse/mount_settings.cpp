@@ -31,6 +31,10 @@ const strata_option_spec kOptions[] = {
      "close(2) waits until the file's data is in the cluster (off: it is written in the "
      "background under the file's lease; fsync, unmount and other clients' opens wait "
      "for it, and fsync reports a failed write-out)"},
+    {"prefetch_listings", STRATA_OPT_BOOL, "true", nullptr,
+     "a directory this client holds alone and has not listed is read whole (up to 4,096 "
+     "entries) at its second lookup miss, so later lookups, creates and unlinks in it are "
+     "answered locally"},
     {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
     {"writeback_delay_ms", STRATA_OPT_INT, "5000", nullptr,
@@ -89,6 +93,8 @@ MountSettings parse_mount_settings(const std::vector<std::pair<std::string, std:
       s.async_metadata = to_bool(v);
     else if (k == "sync_close")
       s.sync_close = to_bool(v);
+    else if (k == "prefetch_listings")
+      s.prefetch_listings = to_bool(v);
     else if (k == "batch_delay_us")
       s.batch_delay_us = uint32_t(to_number(k, v));
     else if (k == "writeback_delay_ms")

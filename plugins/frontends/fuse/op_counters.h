@@ -54,10 +54,14 @@ class OpCounters {
   void cache_hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t get(Op op) const { return n_[size_t(op)].load(std::memory_order_relaxed); }
   uint64_t cache_hits() const { return hits_.load(std::memory_order_relaxed); }
+  // A lookup that read its directory's listing instead (prefetch_listing).
+  void listing_prefetch() { prefetches_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t listing_prefetches() const { return prefetches_.load(std::memory_order_relaxed); }
 
  private:
   std::array<std::atomic<uint64_t>, size_t(Op::kCount)> n_{};
   std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> prefetches_{0};
 };
 
 }  // namespace strata::fuse

@@ -37,7 +37,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
     out[i].setSeq(l.getSeq());
     std::vector<std::string> names = cache_.names(ino);
     std::vector<uint64_t> covered = cache_.covered(ino);
-    cache_.drop(ino);
+    cache_.revoked(ino, l.getSeq(), now_ms());
     {
       std::lock_guard<std::mutex> g(se_mu_);
       if (se_) {

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# A tree this mount did not make (made before a remount) is changed as
+# fast as a new one: the directories' names are learnt once (a lookup
+# miss in a directory held alone reads its listing; names looked up or
+# removed are known present or missing), so that creates, unlinks and
+# setattrs in it are decided locally, not one round trip each. Checks:
+#  - `tar x` over the tree after a remount (tar unlinks and recreates every
+#    file) needs far fewer MDS round trips than files, all creates and
+#    unlinks asynchronous, and the tree compares equal (`tar d`);
+#  - `rm -rf` of it after another remount: the same;
+#  - another mount that cached a name as missing sees it once this mount
+#    creates it, and misses it again once this mount removes it;
+#  - everything reads back after a remount; `fs check` is clean.
+#
+#   existing_tree.sh STRATA SCRATCH_DIR
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cluster_sh=$here/../scripts/cluster.sh
+mount_sh=$here/../../bench/fs/strata_mount.sh
+[ $# -eq 2 ] || { echo "usage: existing_tree.sh STRATA SCRATCH_DIR" >&2; exit 2; }
+strata=$1
+scratch=$2
+cluster=$scratch/cluster
+mnt=$scratch/mnt
+other=$scratch/other
+cleanup() (
+  set +e
+  "$mount_sh" umount "$strata" "$mnt"
+  "$mount_sh" umount "$strata" "$other"
+  "$cluster_sh" down "$strata" "$cluster" >/dev/null
+)
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() {
+  echo "existing_tree: FAIL: $*" >&2
+  exit 1
+}
+
+cleanup
+rm -rf "$scratch/src"
+mkdir -p "$mnt" "$other" "$scratch/src"
+"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
+  { tail -n 30 "$scratch/up.log" >&2; exit 1; }
+conf=$cluster/strata.conf
+log=$scratch/mount.log
+: >"$log"
+source "$here/mount_metric.sh"
+client=""
+remount() {
+  [ -n "$client" ] && "$mount_sh" umount "$strata" "$mnt"
+  : >"$log"
+  client=$("$mount_sh" mount "$strata" "$conf" "$mnt" "$log")
+}
+metric() { mount_metric "$client" "$log" "$1"; }
+round_trips() { metric strata_fuse_mds_round_trips_total; }
+by_kind() { metric "strata_fuse_mds_requests_by_kind_total{kind=\"$1\",mode=\"$2\"}"; }
+
+# The tree: 6 directories of FILES/6 small files (inline) and a few past
+# the inline limit (data objects), in two versions with different bytes.
+files=${FS_E2E_FILES:-300}
+per_dir=$((files / 6))
+python3 - "$scratch/src" "$per_dir" <<'PY'
+import os, sys
+root, per = sys.argv[1], int(sys.argv[2])
+for v in ("v1", "v2"):
+    for d in range(6):
+        p = os.path.join(root, v, "t", f"d{d}")
+        os.makedirs(p, exist_ok=True)
+        for i in range(per):
+            size = 20000 if i % 10 == 0 else 300 + i
+            with open(os.path.join(p, f"f{i}"), "wb") as f:
+                f.write((f"{v} {d} {i} " * (size // 8 + 1)).encode()[:size])
+PY
+tar -C "$scratch/src/v1" -cf "$scratch/v1.tar" t
+tar -C "$scratch/src/v2" -cf "$scratch/v2.tar" t
+n=$((per_dir * 6))
+
+remount
+tar -C "$mnt" -xf "$scratch/v1.tar"
+tar -C "$mnt" -df "$scratch/v1.tar" || fail "the first untar does not compare equal"
+
+# 1. tar x over it, from a new session.
+remount
+rt0=$(round_trips)
+tar -C "$mnt" -xf "$scratch/v2.tar"
+rt=$(($(round_trips) - rt0))
+creates=$(by_kind create async)
+unlinks=$(by_kind unlink async)
+prefetches=$(metric strata_fuse_listing_prefetches_total)
+echo "existing_tree: tar x over $n files after a remount: $rt MDS round trips," \
+  "$creates async creates, $unlinks async unlinks, $prefetches listings read"
+[ "$rt" -le $((n / 5)) ] || fail "$rt round trips for $n files (a round trip per file is what this avoids)"
+[ "$creates" -ge "$n" ] || fail "only $creates of $n creates were asynchronous"
+[ "$unlinks" -ge "$n" ] || fail "only $unlinks of $n unlinks were asynchronous"
+[ "$prefetches" -ge 6 ] || fail "only $prefetches of the 6 directories' listings were read"
+tar -C "$mnt" -df "$scratch/v2.tar" || fail "tar x over the tree does not compare equal"
+
+# 2. Names cached as missing by another mount come and go with this one's
+#    changes (the revoke makes its kernel forget negative entries too).
+other_client=$("$mount_sh" mount "$strata" "$conf" "$other" "$scratch/other.log")
+for i in 1 2 3; do
+  [ ! -e "$other/t/d1/new$i" ] || fail "t/d1/new$i exists before it was made"
+done
+[ ! -e "$other/t/d1/new2" ] || fail "t/d1/new2 appeared on its own"
+echo "made here" >"$mnt/t/d1/new2"
+[ "$(cat "$other/t/d1/new2" 2>/dev/null)" = "made here" ] ||
+  fail "the other mount still misses t/d1/new2 after this one made it"
+rm "$mnt/t/d1/new2"
+[ ! -e "$other/t/d1/new2" ] || fail "the other mount still sees t/d1/new2 after this one removed it"
+[ ! -e "$other/t/d1/new1" ] || fail "t/d1/new1 appeared on its own"
+"$mount_sh" umount "$strata" "$other"
+echo "existing_tree: another mount's missing names follow this one's create and unlink"
+
+# 3. rm -rf of it, from a new session.
+remount
+rt0=$(round_trips)
+rm -rf "$mnt/t"
+rt=$(($(round_trips) - rt0))
+unlinks=$(by_kind unlink async)
+echo "existing_tree: rm -rf of $n files after a remount: $rt MDS round trips, $unlinks async unlinks"
+[ "$rt" -le $((n / 5)) ] || fail "$rt round trips to remove $n files"
+[ "$unlinks" -ge "$n" ] || fail "only $unlinks of $n unlinks were asynchronous"
+[ ! -e "$mnt/t" ] || fail "t is still there"
+
+# 4. Once more from the start, and read back after a remount.
+tar -C "$mnt" -xf "$scratch/v1.tar"
+remount
+tar -C "$mnt" -df "$scratch/v1.tar" || fail "the tree does not read back after a remount"
+"$mount_sh" umount "$strata" "$mnt"
+client=""
+"$here/fs_check_clean.sh" "$strata" "$conf" default 60 >/dev/null
+echo "existing_tree: ok, fs check clean"
