@@ -37,7 +37,7 @@ const strata_option_spec kOptions[] = {
      "answered locally"},
     {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
-    {"writeback_delay_ms", STRATA_OPT_INT, "5000", nullptr,
+    {"writeback_delay_ms", STRATA_OPT_INT, "1000", nullptr,
      "how long a closed file's data may stay buffered in the client before it is written "
      "out, as a local filesystem's dirty pages (fsync, unmount, other clients' opens and "
      "dirty_limit write it sooner; a file deleted first is never written; 0: at close; "

@@ -27,7 +27,7 @@ struct MountSettings {
   uint32_t batch_delay_us = 2000;       // how long a batch waits for company
   bool prefetch_listings = true;        // a second lookup miss reads the whole directory
   bool sync_close = false;              // close(2) waits for the file's data
-  uint32_t writeback_delay_ms = 5000;   // a closed file's data may wait this long here
+  uint32_t writeback_delay_ms = 1000;   // a closed file's data may wait this long here
   uint64_t dirty_limit = 128u << 20;    // past this many buffered bytes, it goes sooner
   bool killpriv_v2 = true;              // we drop set-id bits on write/truncate/chown
 };
