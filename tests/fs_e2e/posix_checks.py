@@ -559,6 +559,125 @@ def check_set_id_bits(d):
     check(mode(dd) == 0o2775, f"chown of a set-gid directory left {oct(mode(dd))}")
 
 
+def check_permissions(d):
+    """Mode bits against another user (path_resolution(7), open(2),
+    access(2), unlink(2)): search (x) on each directory of a path, read (r)
+    to list a directory or read a file, write (w) to write a file or to add
+    or remove names, and a sticky directory keeps others' names. Root looks
+    at everything first, so that a client answering from its caches is
+    checked too. Needs root and a mount other users may enter (allow_other)
+    whose permissions are enforced (passthrough_ll only with
+    -o default_permissions: it runs every call as its own user, so that its
+    runs set FS_E2E_SERVER_OWNS_FILES=1: files belong to root there)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root")
+    os.chmod(d, 0o755)
+    nobody = 65534
+    if in_child(lambda: (os.setgid(nobody), os.setuid(nobody), os.stat(d)) and True) != 0:
+        raise Skip("other users cannot reach the mount (allow_other, or a parent's mode)")
+
+    def errno_as_nobody(fn):
+        """fn() run by user nobody: 0, or the errno it failed with."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(nobody)
+                os.setuid(nobody)
+                fn()
+                os._exit(0)
+            except OSError as e:
+                os._exit(e.errno if 0 < e.errno < 250 else 250)
+            except BaseException:  # noqa: B036 - the child must never return
+                traceback.print_exc()
+                os._exit(251)
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+    def expect(code, what, fn):
+        got = errno_as_nobody(fn)
+        check(got == code, f"{what}: {errno.errorcode.get(got, got) if got else 'success'}, "
+              f"expected {errno.errorcode[code] if code else 'success'}")
+
+    def mkdir(name, mode):
+        p = os.path.join(d, name)
+        os.mkdir(p)
+        os.chmod(p, mode)
+        return p
+
+    def create(p, mode=0o644):
+        write_file(p, b"data")
+        os.chmod(p, mode)
+
+    def warm(p):  # root's own look: entries, attributes and missing names cached
+        if os.path.isdir(p):
+            for n in os.listdir(p):
+                os.lstat(os.path.join(p, n))
+        for n in ("missing", "new"):
+            check(not os.path.exists(os.path.join(p, n)), f"{p}/{n} exists")
+
+    private = mkdir("private", 0o700)
+    create(os.path.join(private, "secret"))
+    ro = mkdir("ro", 0o755)
+    create(os.path.join(ro, "f"))
+    create(os.path.join(ro, "f600"), 0o600)
+    noread = mkdir("noread", 0o711)
+    create(os.path.join(noread, "g"))
+    sticky = mkdir("sticky", 0o1777)
+    create(os.path.join(sticky, "roots"), 0o666)
+    for p in (private, ro, noread, sticky):
+        warm(p)
+
+    def write_new(p):
+        with open(p, "wb") as f:
+            f.write(b"x")
+
+    def open_w(p):
+        os.close(os.open(p, os.O_WRONLY))
+
+    def access_is(p, mode, want):
+        if os.access(p, mode) != want:
+            raise OSError(errno.EPROTO, f"access({p}, {mode}) is not {want}")
+
+    expect(errno.EACCES, "stat in a 0700 directory", lambda: os.stat(os.path.join(private, "secret")))
+    expect(errno.EACCES, "lookup of a missing name in a 0700 directory",
+           lambda: os.stat(os.path.join(private, "missing")))
+    expect(errno.EACCES, "listing a 0700 directory", lambda: os.listdir(private))
+    expect(errno.EACCES, "create in a 0700 directory", lambda: write_new(os.path.join(private, "new")))
+    expect(0, "reading a 0644 file", lambda: read_file(os.path.join(ro, "f")))
+    expect(errno.EACCES, "opening a 0644 file for writing", lambda: open_w(os.path.join(ro, "f")))
+    expect(errno.EACCES, "truncating a 0644 file", lambda: os.truncate(os.path.join(ro, "f"), 0))
+    expect(errno.EACCES, "reading a 0600 file", lambda: read_file(os.path.join(ro, "f600")))
+    expect(errno.EACCES, "create in a 0755 directory", lambda: write_new(os.path.join(ro, "new")))
+    expect(errno.EACCES, "mkdir in a 0755 directory", lambda: os.mkdir(os.path.join(ro, "new")))
+    expect(errno.EACCES, "unlink in a 0755 directory", lambda: os.unlink(os.path.join(ro, "f")))
+    expect(errno.EACCES, "rename in a 0755 directory",
+           lambda: os.rename(os.path.join(ro, "f"), os.path.join(ro, "new")))
+    expect(0, "listing a 0755 directory", lambda: os.listdir(ro))
+    expect(0, "access(2) of a 0644 file", lambda: (
+        access_is(os.path.join(ro, "f"), os.R_OK, True),
+        access_is(os.path.join(ro, "f"), os.W_OK, False),
+        access_is(os.path.join(ro, "f"), os.X_OK, False),
+        access_is(private, os.X_OK, False)))
+    expect(errno.EACCES, "listing a 0711 directory", lambda: os.listdir(noread))
+    expect(0, "stat in a 0711 directory", lambda: os.stat(os.path.join(noread, "g")))
+    expect(errno.EPERM, "unlink of another's file in a sticky directory",
+           lambda: os.unlink(os.path.join(sticky, "roots")))
+    mine = os.path.join(sticky, "mine")
+    expect(0, "create in a sticky directory", lambda: write_new(mine))
+    if os.environ.get("FS_E2E_SERVER_OWNS_FILES") == "1":
+        os.unlink(mine)  # passthrough_ll made it as its own user (root)
+    else:
+        owner = os.stat(mine).st_uid
+        check(owner == nobody, f"a file user nobody made belongs to uid {owner}")
+        expect(0, "unlink of one's own file in a sticky directory", lambda: os.unlink(mine))
+    expect(0, "writing another's 0666 file in a sticky directory",
+           lambda: write_new(os.path.join(sticky, "roots")))
+    # Nothing above changed what root sees.
+    check(sorted(os.listdir(ro)) == ["f", "f600"], f"ro holds {sorted(os.listdir(ro))}")
+    check(read_file(os.path.join(private, "secret")) == b"data", "private/secret changed")
+
+
 def check_readdir(d):
     names = {f"entry{i:04d}" for i in range(600)}
     for n in names:

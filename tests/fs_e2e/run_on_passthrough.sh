@@ -7,8 +7,10 @@
 # Builds passthrough_ll into SCRATCH_DIR/bin (bench/fs/passthrough_ll.sh),
 # mounts SCRATCH_DIR/source at SCRATCH_DIR/mnt with -o xattr (without it
 # passthrough_ll answers ENOTSUP to every xattr call, and the cp_xattr case
-# fails) and allow_other (the set-id case writes as another user), runs
-# suite.sh there, and always unmounts.
+# fails), allow_other (the set-id and permission cases act as another user)
+# and default_permissions (passthrough_ll runs every call as its own user:
+# without the kernel's checks the permission case would fail), runs suite.sh
+# there, and always unmounts.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,5 +31,6 @@ trap 'exit 130' INT TERM
 bin=$("$pt" build "$scratch/bin")
 rm -rf "$scratch/source"
 mkdir -p "$scratch/source" "$mnt"
-pid=$("$pt" mount "$bin" "$scratch/source" "$mnt" "$scratch/passthrough_ll.log" -o xattr,allow_other)
-"$here/suite.sh" "$mnt"
+pid=$("$pt" mount "$bin" "$scratch/source" "$mnt" "$scratch/passthrough_ll.log" -o xattr,allow_other,default_permissions)
+# Files made through it belong to its own user (root), whoever made them.
+FS_E2E_SERVER_OWNS_FILES=1 "$here/suite.sh" "$mnt"

@@ -42,4 +42,21 @@ if ! "$strata" umount "$mnt"; then
   tail -n 20 "$scratch/mount.log" >&2
   [ "$rc" -ne 0 ] || rc=1
 fi
+# The client's own permission checks (default_permissions=false, with
+# allow_other: the kernel then checks nothing, and keeps no entries).
+if [ $# -eq 0 ] || [[ " $* " == *" posix "* ]]; then
+  "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount-own-checks.log" \
+    --set allow_other=true --set default_permissions=false >/dev/null
+  own=$mnt/own-checks
+  rm -rf "$own"
+  mkdir -p "$own"
+  if ! python3 "$here/posix_checks.py" "$own" permissions set_id_bits attributes open_flags \
+    rename >"$scratch/own-checks.log" 2>&1; then
+    echo "run_on_strata: with default_permissions=false:" >&2
+    cat "$scratch/own-checks.log" >&2
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  sed 's/^/default_permissions=false: /' "$scratch/own-checks.log"
+  "$mount_sh" umount "$strata" "$mnt"
+fi
 exit "$rc"

@@ -87,6 +87,10 @@ bool Filesystem::may(const InodeAttr &a, const Caller &c, uint32_t bits) {
   return (have & bits) == bits;
 }
 
+bool Filesystem::denied(fuse_req_t req, const InodeAttr &a, uint32_t rwx_bits) {
+  return !settings_.default_permissions && !may(a, caller_of(req), rwx_bits);
+}
+
 bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
   if (!settings_.async_metadata) return false;
   int64_t now = now_ms();

@@ -80,6 +80,11 @@ bool Filesystem::prefetch_listing(fuse_req_t req, uint64_t dir) {
   // and not for the first miss: a lone stat stays one small lookup.
   if (!lease || lease->second || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE))
     return false;
+  if (!settings_.default_permissions) {
+    // What the listing then answers skips the MDS's search check.
+    auto p = cache_.inode(dir, now_ms());
+    if (!p || denied(req, p->first, 1)) return false;
+  }
   if (!cache_.note_miss(dir, kPrefetchMisses)) return false;
   counters_.listing_prefetch();
   bool complete = false;
@@ -96,6 +101,10 @@ void Filesystem::opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   }
   if (a.type != FileType::kDirectory) {
     fuse_reply_err(req, ENOTDIR);
+    return;
+  }
+  if (denied(req, a, 4)) {  // a cached listing is served without the MDS's check
+    fuse_reply_err(req, EACCES);
     return;
   }
   fi->fh = reinterpret_cast<uint64_t>(new DirSnapshot);

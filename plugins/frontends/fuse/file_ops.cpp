@@ -36,15 +36,24 @@ void Filesystem::open(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   counters_.count(Op::kOpen);
   uint64_t m = to_mds(ino);
   auto want = writes(fi->flags) ? fsproto::LeaseKind::FILE_WRITE : fsproto::LeaseKind::FILE_READ;
+  // The permission bits, checked against attributes the lease keeps true:
+  // by the kernel (default_permissions), else here as the MDS would.
+  bool permitted = settings_.default_permissions;
+  if (!permitted) {
+    if (auto c = cache_.inode(m, now_ms())) {
+      uint32_t acc = uint32_t(fi->flags) & O_ACCMODE;
+      bool wr = acc == O_WRONLY || acc == O_RDWR || (fi->flags & O_TRUNC);
+      uint32_t bits = (acc == O_RDONLY || acc == O_RDWR ? 4 : 0) | (wr ? 2 : 0);
+      permitted = may(c->first, caller_of(req), bits);
+    }
+  }
   {
     // Under a lease that covers this open (fileWrite covers any; fileRead
     // a reader's), nobody else changed the file since we last had it: no
-    // MDS round trip, and the page cache stays. The kernel checked the
-    // permission bits (default_permissions) against attributes the same
-    // lease keeps true.
+    // MDS round trip, and the page cache stays.
     std::lock_guard<std::mutex> l(open_mu_);
     auto it = open_.find(m);
-    if (settings_.default_permissions && it != open_.end() && it->second.version != 0 &&
+    if (permitted && it != open_.end() && it->second.version != 0 &&
         (it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_WRITE) ||
          (it->second.lease_kind == uint32_t(fsproto::LeaseKind::FILE_READ) &&
           want == fsproto::LeaseKind::FILE_READ)) &&

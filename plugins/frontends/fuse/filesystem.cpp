@@ -184,7 +184,7 @@ fuse_entry_param Filesystem::entry_of(const InodeAttr &a, double valid_s) {
   e.attr = to_stat(a);
   e.attr.st_ino = e.ino;
   e.attr_timeout = valid_s;
-  e.entry_timeout = valid_s;
+  e.entry_timeout = kernel_keeps_entries() ? valid_s : 0;
   return e;
 }
 
@@ -200,7 +200,7 @@ void Filesystem::reply_entry(fuse_req_t req, const InodeAttr &a) {
 void Filesystem::reply_negative(fuse_req_t req, int64_t valid_ms) {
   fuse_entry_param e;
   std::memset(&e, 0, sizeof e);
-  e.entry_timeout = double(valid_ms) / 1000.0;
+  e.entry_timeout = kernel_keeps_entries() ? double(valid_ms) / 1000.0 : 0;
   fuse_reply_entry(req, &e);
 }
 
@@ -212,6 +212,16 @@ void Filesystem::lookup(fuse_req_t req, fuse_ino_t parent, const char *name) {
     return;
   }
   auto hit = cache_.lookup(dir, name, now_ms());
+  if (hit.found != LeaseCache::Found::kMiss && !settings_.default_permissions) {
+    // The MDS checks search permission on the directory; so must a cached
+    // answer (the parent's attributes unknown: ask the MDS).
+    auto p = cache_.inode(dir, now_ms());
+    if (!p) hit.found = LeaseCache::Found::kMiss;
+    if (p && denied(req, p->first, 1)) {
+      fuse_reply_err(req, EACCES);
+      return;
+    }
+  }
   if (hit.found == LeaseCache::Found::kNegative) {
     counters_.cache_hit();
     reply_negative(req, hit.valid_ms);

@@ -182,6 +182,14 @@ class Filesystem {
   // and mtime of a file written here override the MDS's.
   int attr_of(fuse_req_t req, uint64_t ino, InodeAttr *out, double *valid_s);
   void reply_negative(fuse_req_t req, int64_t valid_ms);
+  // Whether the kernel may keep the entries we send (timeout > 0). Not with
+  // allow_other and without default_permissions: the kernel then walks a
+  // cached entry without any permission check, so another user would pass
+  // a directory it may not search; every lookup comes here instead, where
+  // lookup() checks (from the cache, no MDS round trip).
+  bool kernel_keeps_entries() const {
+    return settings_.default_permissions || !settings_.allow_other;
+  }
   // Reads dir's listing from the MDS into the cache, page by page (at
   // most max_pages; 0: all), calling `each` per entry; *complete says
   // whether it reached the end (and the cache marked it complete).
@@ -213,6 +221,10 @@ class Filesystem {
   static Caller caller_of(fuse_req_t req);
   static void fill_caller(const Caller &c, fsproto::Request::Builder r);
   static bool may(const InodeAttr &a, const Caller &c, uint32_t rwx_bits);
+  // Without default_permissions (the kernel then checks nothing but exec
+  // of regular files), what the client answers alone must check as the MDS
+  // would: true when the caller lacks rwx_bits on a.
+  bool denied(fuse_req_t req, const InodeAttr &a, uint32_t rwx_bits);
 
   // Asynchronous metadata (async_meta.cpp): inside a directory this
   // client holds dirWrite on (complete, with time to spare), a change is
