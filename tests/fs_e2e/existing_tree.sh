@@ -7,6 +7,8 @@
 #  - `tar x` over the tree after a remount (tar unlinks and recreates every
 #    file) needs far fewer MDS round trips than files, all creates and
 #    unlinks asynchronous, and the tree compares equal (`tar d`);
+#  - `cp` over it (O_TRUNC opens of files this mount holds): truncated
+#    locally, the bytes compare equal;
 #  - `rm -rf` of it after another remount: the same;
 #  - another mount that cached a name as missing sees it once this mount
 #    creates it, and misses it again once this mount removes it;
@@ -95,6 +97,18 @@ echo "existing_tree: tar x over $n files after a remount: $rt MDS round trips," 
 [ "$unlinks" -ge "$n" ] || fail "only $unlinks of $n unlinks were asynchronous"
 [ "$prefetches" -ge 6 ] || fail "only $prefetches of the 6 directories' listings were read"
 tar -C "$mnt" -df "$scratch/v2.tar" || fail "tar x over the tree does not compare equal"
+
+# 1b. Overwriting its files in place (cp: open with O_TRUNC, write): the
+#    truncates of files this mount holds are done here, not at the MDS.
+rt0=$(round_trips)
+cp -r "$scratch/src/v1/t/." "$mnt/t/"
+rt=$(($(round_trips) - rt0))
+truncates=$(metric strata_fuse_local_truncates_total)
+echo "existing_tree: cp over $n files: $rt MDS round trips, $truncates truncates done locally"
+[ "$truncates" -ge "$n" ] || fail "only $truncates of $n truncates were done locally"
+[ "$rt" -le $((n / 5)) ] || fail "$rt round trips to overwrite $n files"
+diff -r "$scratch/src/v1/t" "$mnt/t" >/dev/null || fail "cp over the tree does not read back what was copied"
+tar -C "$mnt" -xf "$scratch/v2.tar"
 
 # 2. Names cached as missing by another mount come and go with this one's
 #    changes (the revoke makes its kernel forget negative entries too).

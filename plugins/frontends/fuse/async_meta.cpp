@@ -423,6 +423,59 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
   return true;
 }
 
+// Under fileWrite the size is ours to change, as a write's is (an
+// O_TRUNC open of a file this client holds, a truncate(2) of one it has
+// open): the data is cut now, the size goes with the next report.
+bool Filesystem::truncate_locally(fuse_req_t req, uint64_t ino, const struct stat *attr,
+                                  int to_set, InodeAttr *out) {
+  constexpr int kLocal = FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW |
+                         FUSE_SET_ATTR_CTIME | kSetAttrKillSuidgid;
+  if (!settings_.async_metadata || !data_ || (to_set & ~kLocal) || attr->st_size < 0) return false;
+  const uint64_t new_size = uint64_t(attr->st_size);
+  if (max_file_size_ != 0 && new_size > max_file_size_) return false;  // EFBIG: the MDS's
+  auto cached = cache_.inode(ino, now_ms());
+  if (!cached || cached->first.type != FileType::kRegular) return false;
+  const InodeAttr &c = cached->first;
+  // Set-id bits to drop, or a permission to refuse: the MDS's part.
+  if ((to_set & kSetAttrKillSuidgid) && (c.mode & 06000)) return false;
+  if (denied(req, c, 2)) return false;
+  FileLayout layout;
+  uint64_t old_size = 0;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end() || it->second.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE) ||
+        it->second.lease_expires_ms - now_ms() < kAsyncSpareMs)
+      return false;
+    layout = it->second.layout;
+    old_size = it->second.size;
+  }
+  // The kernel holds back writes to the file while its truncate runs.
+  if (data_->truncate(layout, old_size, new_size) < 0) return false;  // the MDS's way names it
+  const Time now = now_time();
+  const Time mtime = (to_set & FUSE_SET_ATTR_MTIME)
+                         ? Time{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)}
+                         : now;
+  const Time ctime = (to_set & FUSE_SET_ATTR_CTIME)
+                         ? Time{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)}
+                         : now;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end()) return false;  // forgotten meanwhile: the MDS's way
+    it->second.size = new_size;
+    it->second.mtime = mtime;
+    it->second.ctime = ctime;
+    it->second.dirty = true;
+  }
+  counters_.local_truncate();
+  *out = c;
+  out->size = new_size;
+  out->mtime = mtime;
+  out->ctime = ctime;
+  return true;
+}
+
 bool Filesystem::async_report_size(uint64_t ino) {
   if (!settings_.async_metadata) return false;
   uint64_t size = 0;

@@ -314,6 +314,13 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
     fuse_reply_attr(req, &st, valid_seconds(m));
     return;
   }
+  if (InodeAttr a; (to_set & FUSE_SET_ATTR_SIZE) && truncate_locally(req, m, attr, to_set, &a)) {
+    overlay_local(&a);
+    struct stat st = to_stat(a);
+    st.st_ino = ino;
+    fuse_reply_attr(req, &st, valid_seconds(m));
+    return;
+  }
   InodeAttr cur;
   double valid = 0;
   if (int err = attr_of(req, m, &cur, &valid); err < 0) {

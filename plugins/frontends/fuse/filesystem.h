@@ -225,6 +225,10 @@ class Filesystem {
   // of regular files), what the client answers alone must check as the MDS
   // would: true when the caller lacks rwx_bits on a.
   bool denied(fuse_req_t req, const InodeAttr &a, uint32_t rwx_bits);
+  // A truncate (setattr with a size) of a file this client holds fileWrite
+  // on, done here and reported later; false: the MDS's way.
+  bool truncate_locally(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                        InodeAttr *out);
 
   // Asynchronous metadata (async_meta.cpp): inside a directory this
   // client holds dirWrite on (complete, with time to spare), a change is

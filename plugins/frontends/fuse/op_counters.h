@@ -57,11 +57,15 @@ class OpCounters {
   // A lookup that read its directory's listing instead (prefetch_listing).
   void listing_prefetch() { prefetches_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t listing_prefetches() const { return prefetches_.load(std::memory_order_relaxed); }
+  // A truncate done under fileWrite without the MDS (truncate_locally).
+  void local_truncate() { truncates_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t local_truncates() const { return truncates_.load(std::memory_order_relaxed); }
 
  private:
   std::array<std::atomic<uint64_t>, size_t(Op::kCount)> n_{};
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> prefetches_{0};
+  std::atomic<uint64_t> truncates_{0};
 };
 
 }  // namespace strata::fuse
