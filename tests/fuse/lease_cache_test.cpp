@@ -330,3 +330,44 @@ TEST_CASE("a directory's misses are counted per grant, and the nth comes once") 
   CHECK(c.note_miss(kDir, 2));
   CHECK_FALSE(c.note_miss(kOther, 1));  // no lease: nothing to list under
 }
+
+// Another thread's unlink (or create) lands in the cache while a listing's
+// page is on its way: the page shows the directory as it was, and must not
+// bring the removed name back (nor hide the created one).
+TEST_CASE("a listing does not undo this client's own changes made while it ran") {
+  LeaseCache c;
+  c.put_dir_lease(kDir, lease(1, 1000), false);
+  c.put_entry(kDir, "x", file(100));
+  uint64_t since = c.begin_listing(kDir);
+  c.removed(kDir, "x");               // another thread, after the page was asked for
+  c.created(kDir, "y", file(101));
+  c.put_listed(kDir, "x", file(100), since);  // the page, from before the unlink
+  c.put_listed(kDir, "z", file(102), since);
+  c.mark_complete(kDir, 1);
+  c.end_listing(kDir);
+  CHECK(c.lookup(kDir, "x", 0).found == Found::kNegative);
+  CHECK(c.lookup(kDir, "y", 0).entry.ino == 101);
+  CHECK(c.lookup(kDir, "z", 0).entry.ino == 102);
+  // A later listing sees the changes made before it began (the MDS had
+  // them first: a batch leaves before any synchronous request).
+  c.removed(kDir, "z");
+  uint64_t later = c.begin_listing(kDir);
+  c.put_listed(kDir, "w", file(103), later);
+  c.end_listing(kDir);
+  CHECK(c.lookup(kDir, "w", 0).entry.ino == 103);
+  CHECK(c.lookup(kDir, "z", 0).found == Found::kNegative);
+}
+
+TEST_CASE("a listing started before any lease counts changes from its start") {
+  LeaseCache c;
+  uint64_t since = c.begin_listing(kDir);  // no lease yet: a placeholder
+  CHECK_FALSE(c.dir_lease(kDir, 0));
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
+  CHECK(c.expire(10) == 0);  // kept while the listing runs
+  c.put_dir_lease(kDir, lease(1, 1000), false);  // the first page's grant
+  c.put_entry(kDir, "a", file(100));
+  c.removed(kDir, "a");
+  c.put_listed(kDir, "a", file(100), since);
+  c.end_listing(kDir);
+  CHECK(c.lookup(kDir, "a", 0).found == Found::kNegative);
+}

@@ -39,6 +39,13 @@ int Filesystem::read_listing(fuse_req_t req, uint64_t dir, uint32_t max_pages,
                              bool *complete) {
   std::string after;
   uint64_t seq = 0;  // the dir lease the first page came under
+  // Names this client changes while the pages come keep what it made them.
+  struct Listing {
+    LeaseCache &cache;
+    uint64_t dir;
+    uint64_t since;
+    ~Listing() { cache.end_listing(dir); }
+  } listing{cache_, dir, cache_.begin_listing(dir)};
   for (uint32_t page = 0;; ++page) {
     if (max_pages != 0 && page == max_pages) {
       if (complete) *complete = false;
@@ -61,7 +68,7 @@ int Filesystem::read_listing(fuse_req_t req, uint64_t dir, uint32_t max_pages,
       auto n = d.getName();
       std::string name(reinterpret_cast<const char *>(n.begin()), n.size());
       DirEntry e{d.getInode().getIno(), FileType(uint8_t(d.getInode().getType()))};
-      cache_.put_entry(dir, name, e);
+      cache_.put_listed(dir, name, e, listing.since);
       if (each) each(name, e);
       after = name;
     }

@@ -116,6 +116,38 @@ void LeaseCache::put_absent(uint64_t dir, const std::string &name, uint64_t seq)
   d.absent.insert(name);
 }
 
+void LeaseCache::note_change(CachedDir &d, const std::string &name) {
+  ++d.changes;
+  if (d.listings > 0) d.changed[name] = d.changes;
+}
+
+uint64_t LeaseCache::begin_listing(uint64_t dir) {
+  std::lock_guard<std::mutex> l(mu_);
+  // Before the first page is asked for, so also before any lease on dir:
+  // a placeholder (no lease: it answers nothing) keeps the count.
+  CachedDir &d = dirs_[dir];
+  ++d.listings;
+  return d.changes;
+}
+
+void LeaseCache::put_listed(uint64_t dir, const std::string &name, DirEntry e, uint64_t since) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end()) return;
+  CachedDir &d = it->second;
+  auto c = d.changed.find(name);
+  if (c != d.changed.end() && c->second > since) return;  // ours is newer
+  d.entries[name] = e;
+  d.absent.erase(name);
+}
+
+void LeaseCache::end_listing(uint64_t dir) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end() || it->second.listings == 0) return;
+  if (--it->second.listings == 0) it->second.changed.clear();
+}
+
 bool LeaseCache::note_miss(uint64_t dir, uint32_t nth) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = dirs_.find(dir);
@@ -183,7 +215,12 @@ std::optional<std::vector<std::pair<std::string, DirEntry>>> LeaseCache::list(
 }
 
 void LeaseCache::created(uint64_t dir, const std::string &name, DirEntry e) {
-  put_entry(dir, name, e);
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end()) return;
+  it->second.entries[name] = e;
+  it->second.absent.erase(name);
+  note_change(it->second, name);
 }
 
 // Our own change, so the name is known to be gone (in a complete
@@ -195,6 +232,7 @@ void LeaseCache::removed(uint64_t dir, const std::string &name) {
   CachedDir &d = it->second;
   d.entries.erase(name);
   if (!d.complete && d.absent.size() < kMaxAbsent) d.absent.insert(name);
+  note_change(d, name);
 }
 
 void LeaseCache::renamed(uint64_t dir, const std::string &name, uint64_t new_dir,
@@ -226,10 +264,12 @@ void LeaseCache::renamed(uint64_t dir, const std::string &name, uint64_t new_dir
     } else if (!d.complete && d.absent.size() < kMaxAbsent) {
       d.absent.insert(name);
     }
+    note_change(d, name);
   }
   if (to != dirs_.end()) {
     CachedDir &d = to->second;
     d.absent.erase(new_name);
+    note_change(d, new_name);
     if (moving) {
       d.entries[new_name] = *moving;
     } else {
@@ -302,7 +342,7 @@ size_t LeaseCache::expire(int64_t now_ms) {
   std::lock_guard<std::mutex> l(mu_);
   size_t n = 0;
   for (auto it = dirs_.begin(); it != dirs_.end();) {
-    if (it->second.lease.expires_ms <= now_ms) {
+    if (it->second.lease.expires_ms <= now_ms && it->second.listings == 0) {
       n += 1 + it->second.entries.size();
       it = dirs_.erase(it);
     } else {

@@ -77,6 +77,14 @@ class LeaseCache {
   // must not grow the cache without bound; past it, they are asked again.
   void put_absent(uint64_t dir, const std::string &name, uint64_t seq);
   static constexpr size_t kMaxAbsent = 4096;
+  // A listing read from the MDS races this client's own changes in the
+  // directory (another thread's create or unlink): a page may show a name
+  // as it was before a change the cache already holds. begin_listing()
+  // returns the directory's change count; put_listed() then skips names
+  // changed here since; end_listing() ends the bookkeeping.
+  uint64_t begin_listing(uint64_t dir);
+  void put_listed(uint64_t dir, const std::string &name, DirEntry e, uint64_t since);
+  void end_listing(uint64_t dir);
   // A lookup missed in dir: true once per grant, at its `nth` miss (the
   // caller then reads the listing: prefetch_listing).
   bool note_miss(uint64_t dir, uint32_t nth);
@@ -153,6 +161,9 @@ class LeaseCache {
     std::map<std::string, DirEntry> entries;
     std::set<std::string> absent;  // known missing (only while !complete)
     uint32_t misses = 0;           // lookups that missed under this grant
+    uint64_t changes = 0;          // this client's own changes in it
+    uint32_t listings = 0;         // listings in flight (begin_listing)
+    std::map<std::string, uint64_t> changed;  // name -> its last change, while listings > 0
     uint64_t generation = 0;      // this cache's count of grants: what covered inodes check
     mutable int64_t used_ms = 0;  // last lookup, listing or change (renewable())
   };
@@ -166,6 +177,7 @@ class LeaseCache {
   // When c's lease (its own or its directory's) runs out; 0: it did.
   int64_t expiry_locked(const CachedInode &c) const;
   const CachedDir *live_dir(uint64_t dir, int64_t now_ms) const;
+  static void note_change(CachedDir &d, const std::string &name);
   // A grant revoked before: its seq is at most the one recorded for ino.
   bool refused_locked(uint64_t ino, const LeaseGrant &lease) const;
 
