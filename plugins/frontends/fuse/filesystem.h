@@ -129,7 +129,8 @@ class Filesystem {
 
   // The MDS's messages that are not replies (revoke_worker.cpp hands them
   // in from its own thread, never a FUSE worker).
-  void handle_revoke(fsproto::Revoke::Reader revoke);
+  // Revokes the MDS sent (one or more messages), answered with one Release.
+  void handle_revokes(const std::vector<fsproto::Revoke::Reader> &revokes);
   void handle_lock_granted(fsproto::LockGranted::Reader granted);
 
   // Unmount: every file's data and size out, then everything safe.

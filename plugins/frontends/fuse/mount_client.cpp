@@ -38,7 +38,15 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     transport_ = std::make_unique<SessionTransport>(host->client, cluster);
     MdsHandlers handlers;
     handlers.on_revoke = [this](std::shared_ptr<ReceivedMessage> m) {
-      worker_->post([this, m] { fs_->handle_revoke(m->root<fsproto::Revoke>()); });
+      // Revokes that arrive while one is handled wait to be handled
+      // together (one Release for all of them).
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> l(revokes_mu_);
+        first = revokes_.empty();
+        revokes_.push_back(std::move(m));
+      }
+      if (first) worker_->post([this] { handle_queued_revokes(); });
     };
     handlers.on_lock_granted = [this](std::shared_ptr<ReceivedMessage> m) {
       worker_->post([this, m] { fs_->handle_lock_granted(m->root<fsproto::LockGranted>()); });
@@ -81,6 +89,17 @@ MountClient::MountClient(const strata_frontend_host *host, strata_cluster_t clus
     teardown();
     throw;
   }
+}
+
+void MountClient::handle_queued_revokes() {
+  std::vector<std::shared_ptr<ReceivedMessage>> taken;
+  {
+    std::lock_guard<std::mutex> l(revokes_mu_);
+    taken.swap(revokes_);
+  }
+  std::vector<fsproto::Revoke::Reader> readers;
+  for (const auto &m : taken) readers.push_back(m->root<fsproto::Revoke>());
+  if (!readers.empty()) fs_->handle_revokes(readers);
 }
 
 void MountClient::log(int level, const std::string &msg) const {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "file_data.h"
 #include "filesystem.h"
@@ -54,6 +55,10 @@ class MountClient {
   std::unique_ptr<MdsClient> mds_;
   std::unique_ptr<Filesystem> fs_;
   std::unique_ptr<MessageWorker> worker_;
+  // Revokes not yet handled (handle_queued_revokes takes them all).
+  std::mutex revokes_mu_;
+  std::vector<std::shared_ptr<ReceivedMessage>> revokes_;
+  void handle_queued_revokes();
   // Lease upkeep (Filesystem::maintain) every second until teardown.
   void upkeep_loop();
   std::thread upkeep_;

@@ -13,11 +13,16 @@
 
 namespace strata::fuse {
 
-void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
+void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revokes) {
   capnp::MallocMessageBuilder msg;
   auto rel = msg.initRoot<fsproto::Release>();
-  auto leases = revoke.getLeases();
-  auto out = rel.initLeases(leases.size());
+  // Every lease of every Revoke that came meanwhile, answered by one
+  // Release: the MDS retries what waited for them once, not per lease (a
+  // readdir by another client revokes a lease per file it lists).
+  std::vector<fsproto::Lease::Reader> leases;
+  for (const auto &r : revokes)
+    for (auto l : r.getLeases()) leases.push_back(l);
+  auto out = rel.initLeases(uint32_t(leases.size()));
   struct Flushed {
     uint64_t ino = 0, size = 0;
     Time mtime;
@@ -30,7 +35,7 @@ void Filesystem::handle_revoke(fsproto::Revoke::Reader revoke) {
   // message holds at most 4 MiB).
   uint64_t inline_left = 1u << 20;
   for (uint32_t i = 0; i < leases.size(); ++i) {
-    auto l = leases[i];
+    const auto &l = leases[i];
     uint64_t ino = l.getIno();
     out[i].setIno(ino);
     out[i].setKind(l.getKind());
