@@ -71,6 +71,19 @@ def in_child(fn):
     return os.waitstatus_to_exitcode(status)
 
 
+def other_user_may_enter(d, mode):
+    """For the cases that act as another user: d gets `mode`; returns that
+    user's uid (nobody), or skips the case when this is not root or other
+    users cannot reach d (a mount without allow_other, or a parent's mode)."""
+    if os.geteuid() != 0:
+        raise Skip("needs root")
+    os.chmod(d, mode)
+    nobody = 65534
+    if in_child(lambda: (os.setgid(nobody), os.setuid(nobody), os.stat(d)) and True) != 0:
+        raise Skip("other users cannot reach the mount (allow_other, or a parent's mode)")
+    return nobody
+
+
 # ---- the checks: each gets a fresh, empty directory ----
 
 def check_hard_links(d):
@@ -500,12 +513,7 @@ def check_set_id_bits(d):
     file's group; root's write keeps them (CAP_FSETID); chown drops S_ISUID
     and S_ISGID only with group execute. Needs root and a mount other users
     may enter (allow_other)."""
-    if os.geteuid() != 0:
-        raise Skip("needs root")
-    os.chmod(d, 0o777)
-    nobody = 65534
-    if in_child(lambda: (os.setgid(nobody), os.setuid(nobody), os.stat(d)) and True) != 0:
-        raise Skip("other users cannot reach the mount (allow_other, or a parent's mode)")
+    nobody = other_user_may_enter(d, 0o777)
 
     def as_nobody(fn):
         def run():
@@ -569,12 +577,7 @@ def check_permissions(d):
     whose permissions are enforced (passthrough_ll only with
     -o default_permissions: it runs every call as its own user, so that its
     runs set FS_E2E_SERVER_OWNS_FILES=1: files belong to root there)."""
-    if os.geteuid() != 0:
-        raise Skip("needs root")
-    os.chmod(d, 0o755)
-    nobody = 65534
-    if in_child(lambda: (os.setgid(nobody), os.setuid(nobody), os.stat(d)) and True) != 0:
-        raise Skip("other users cannot reach the mount (allow_other, or a parent's mode)")
+    nobody = other_user_may_enter(d, 0o755)
 
     def errno_as_nobody(fn):
         """fn() run by user nobody: 0, or the errno it failed with."""

@@ -4,7 +4,6 @@
 #include "lease_cache.h"
 
 #include <algorithm>
-
 #include <catch2/catch.hpp>
 
 using strata::fuse::DirEntry;
@@ -286,8 +285,7 @@ TEST_CASE("missing names are bounded per directory, and a listing makes them moo
   for (size_t i = 0; i < LeaseCache::kMaxAbsent + 10; ++i)
     c.put_absent(kDir, "n" + std::to_string(i), 1);
   CHECK(c.names(kDir).size() == LeaseCache::kMaxAbsent);
-  CHECK(c.lookup(kDir, "n" + std::to_string(LeaseCache::kMaxAbsent + 5), 0).found ==
-        Found::kMiss);
+  CHECK(c.lookup(kDir, "n" + std::to_string(LeaseCache::kMaxAbsent + 5), 0).found == Found::kMiss);
   c.mark_complete(kDir, 1);
   CHECK(c.names(kDir).empty());
   CHECK(c.lookup(kDir, "n1", 0).found == Found::kNegative);
@@ -339,7 +337,7 @@ TEST_CASE("a listing does not undo this client's own changes made while it ran")
   c.put_dir_lease(kDir, lease(1, 1000), false);
   c.put_entry(kDir, "x", file(100));
   uint64_t since = c.begin_listing(kDir);
-  c.removed(kDir, "x");               // another thread, after the page was asked for
+  c.removed(kDir, "x");  // another thread, after the page was asked for
   c.created(kDir, "y", file(101));
   c.put_listed(kDir, "x", file(100), since);  // the page, from before the unlink
   c.put_listed(kDir, "z", file(102), since);
@@ -363,7 +361,7 @@ TEST_CASE("a listing started before any lease counts changes from its start") {
   uint64_t since = c.begin_listing(kDir);  // no lease yet: a placeholder
   CHECK_FALSE(c.dir_lease(kDir, 0));
   CHECK(c.lookup(kDir, "a", 0).found == Found::kMiss);
-  CHECK(c.expire(10) == 0);  // kept while the listing runs
+  CHECK(c.expire(10) == 0);                      // kept while the listing runs
   c.put_dir_lease(kDir, lease(1, 1000), false);  // the first page's grant
   c.put_entry(kDir, "a", file(100));
   c.removed(kDir, "a");

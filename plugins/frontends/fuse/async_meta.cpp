@@ -426,8 +426,8 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
 // Under fileWrite the size is ours to change, as a write's is (an
 // O_TRUNC open of a file this client holds, a truncate(2) of one it has
 // open): the data is cut now, the size goes with the next report.
-bool Filesystem::truncate_locally(fuse_req_t req, uint64_t ino, const struct stat *attr,
-                                  int to_set, InodeAttr *out) {
+bool Filesystem::truncate_locally(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                                  InodeAttr *out) {
   constexpr int kLocal = FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW |
                          FUSE_SET_ATTR_CTIME | kSetAttrKillSuidgid;
   if (!settings_.async_metadata || !data_ || (to_set & ~kLocal) || attr->st_size < 0) return false;

@@ -357,7 +357,8 @@ size_t LeaseCache::expire(int64_t now_ms) {
       ++it;
     }
   }
-  std::erase_if(revoked_, [&](const auto &r) { return r.second.second + kRevokedKeepMs <= now_ms; });
+  std::erase_if(revoked_,
+                [&](const auto &r) { return r.second.second + kRevokedKeepMs <= now_ms; });
   return n;
 }
 

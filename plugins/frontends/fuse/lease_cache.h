@@ -159,10 +159,10 @@ class LeaseCache {
     LeaseGrant lease;
     bool complete = false;
     std::map<std::string, DirEntry> entries;
-    std::set<std::string> absent;  // known missing (only while !complete)
-    uint32_t misses = 0;           // lookups that missed under this grant
-    uint64_t changes = 0;          // this client's own changes in it
-    uint32_t listings = 0;         // listings in flight (begin_listing)
+    std::set<std::string> absent;             // known missing (only while !complete)
+    uint32_t misses = 0;                      // lookups that missed under this grant
+    uint64_t changes = 0;                     // this client's own changes in it
+    uint32_t listings = 0;                    // listings in flight (begin_listing)
     std::map<std::string, uint64_t> changed;  // name -> its last change, while listings > 0
     uint64_t generation = 0;      // this cache's count of grants: what covered inodes check
     mutable int64_t used_ms = 0;  // last lookup, listing or change (renewable())

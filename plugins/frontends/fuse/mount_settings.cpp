@@ -15,7 +15,9 @@ const strata_option_spec kOptions[] = {
     {"allow_other", STRATA_OPT_BOOL, "false", nullptr,
      "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)"},
     {"default_permissions", STRATA_OPT_BOOL, "true", nullptr,
-     "the kernel checks permission bits (off: the client checks them in access)"},
+     "the kernel checks permission bits (off: the client checks them as the MDS does; with "
+     "allow_other the kernel then keeps no directory entries, as it walks cached ones "
+     "unchecked)"},
     {"writeback_cache", STRATA_OPT_BOOL, "true", nullptr, "the kernel buffers writes"},
     {"max_write", STRATA_OPT_INT, "1M", nullptr, "bytes per FUSE write request (at least 1M)"},
     {"max_read", STRATA_OPT_INT, "1M", nullptr, "bytes per FUSE read request (at least 1M)"},
