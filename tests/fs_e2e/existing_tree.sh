@@ -12,7 +12,9 @@
 #  - `rm -rf` of it after another remount: the same;
 #  - another mount that cached a name as missing sees it once this mount
 #    creates it, and misses it again once this mount removes it;
-#  - everything reads back after a remount; `fs check` is clean.
+#  - everything reads back after a remount; files moved across two of its
+#    directories are where the move put them after another; `fs check` is
+#    clean.
 #
 #   existing_tree.sh STRATA SCRATCH_DIR
 set -euo pipefail
@@ -141,6 +143,19 @@ echo "existing_tree: rm -rf of $n files after a remount: $rt MDS round trips, $u
 tar -C "$mnt" -xf "$scratch/v1.tar"
 remount
 tar -C "$mnt" -df "$scratch/v1.tar" || fail "the tree does not read back after a remount"
+
+# 5. Files moved between two directories this mount holds (one onto a new
+#    name, one over another file) are decided here, and the MDS agrees.
+renames0=$(by_kind rename async)
+mv "$mnt/t/d0/f1" "$mnt/t/d1/moved"
+mv "$mnt/t/d0/f2" "$mnt/t/d1/f3"
+renames=$(($(by_kind rename async) - renames0))
+[ "$renames" -eq 2 ] || fail "$renames of 2 renames across directories were asynchronous"
+remount
+cmp -s "$mnt/t/d1/moved" "$scratch/src/v1/t/d0/f1" || fail "t/d1/moved is not what t/d0/f1 was"
+cmp -s "$mnt/t/d1/f3" "$scratch/src/v1/t/d0/f2" || fail "t/d1/f3 is not what t/d0/f2 was"
+[ ! -e "$mnt/t/d0/f1" ] && [ ! -e "$mnt/t/d0/f2" ] || fail "a moved file is still in t/d0"
+echo "existing_tree: 2 files moved across directories asynchronously, as the MDS has them"
 "$mount_sh" umount "$strata" "$mnt"
 client=""
 "$here/fs_check_clean.sh" "$strata" "$conf" default 60 >/dev/null

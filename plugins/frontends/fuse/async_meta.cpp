@@ -272,9 +272,20 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
   return true;
 }
 
-bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname) {
-  InodeAttr parent;
+// Within one directory, or (a file, not a directory: no ".." or subtree to
+// check) from one directory to another, both held under dirWrite.
+// RENAME_NOREPLACE (what mv(1) asks for when the target is missing) only
+// onto a name known missing; RENAME_EXCHANGE goes to the MDS.
+bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, uint64_t new_dir,
+                              const char *newname, unsigned int flags) {
+  if (flags & ~unsigned(RENAME_NOREPLACE)) return false;
+  InodeAttr parent, new_parent;
   if (!async_dir(dir, &parent)) return false;
+  const bool same_dir = dir == new_dir;
+  if (same_dir)
+    new_parent = parent;
+  else if (!async_dir(new_dir, &new_parent))
+    return false;
   size_t len = std::strlen(newname);
   if (len == 0 || len > 255 || std::strcmp(newname, ".") == 0 || std::strcmp(newname, "..") == 0)
     return false;
@@ -283,8 +294,13 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, co
   if (from.found != LeaseCache::Found::kEntry) return false;
   auto moving = cache_.inode(from.entry.ino, now);
   if (!moving) return false;
-  auto to = cache_.lookup(dir, newname, now);
+  // Across directories only a file inline in its dentry (a hard link's
+  // inode lives in the inode table; a directory changes "..").
+  if (!same_dir && (moving->first.type == FileType::kDirectory || moving->first.nlink > 1))
+    return false;
+  auto to = cache_.lookup(new_dir, newname, now);
   if (to.found == LeaseCache::Found::kMiss) return false;
+  if ((flags & RENAME_NOREPLACE) && to.found != LeaseCache::Found::kNegative) return false;
   std::optional<InodeAttr> replaced;
   if (to.found == LeaseCache::Found::kEntry) {
     if (to.entry.ino == from.entry.ino) return false;  // two links of one inode
@@ -298,23 +314,30 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, co
     if (it != open_.end() && it->second.openers > 0) return false;
   }
   Caller c = caller_of(req);
-  if (!may(parent, c, 3)) return false;
+  if (!may(parent, c, 3) || !may(new_parent, c, 3)) return false;
+  // Sticky directories: the MDS names the refusal.
   if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid) return false;
+  if (!same_dir && (new_parent.mode & 01000) && c.uid != 0 && c.uid != new_parent.uid) return false;
   const Time stamp = now_time();
   submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto n = r.initRename();
     n.setParent(dir);
     n.setName(bytes_of(name));
-    n.setNewParent(dir);
+    n.setNewParent(new_dir);
     n.setNewName(bytes_of(newname));
+    n.setFlags(flags);
   });
-  cache_.renamed(dir, name, dir, newname, 0);
+  cache_.renamed(dir, name, new_dir, newname, flags);
   if (replaced) cache_.drop(replaced->ino);
   InodeAttr m = moving->first;
   m.ctime = stamp;
   ++m.version;
-  cache_.update_inode(m);
+  if (same_dir)
+    cache_.update_inode(m);
+  else
+    cache_.put_inode(m, LeaseGrant{}, new_dir);  // inline in its new directory now
   touch_dir(parent, 0, stamp);
+  if (!same_dir) touch_dir(new_parent, 0, stamp);
   return true;
 }
 

@@ -508,7 +508,7 @@ void Filesystem::rename(fuse_req_t req, fuse_ino_t parent, const char *name, fus
   }
   uint64_t from = to_mds(parent), to = to_mds(newparent);
   settle_victim(to, newname);
-  if (from == to && flags == 0 && async_rename(req, from, name, newname)) {
+  if (async_rename(req, from, name, to, newname, flags)) {
     fuse_reply_err(req, 0);
     return;
   }

@@ -251,7 +251,8 @@ class Filesystem {
   // any more that the unlink should keep (closed, written out, reported;
   // its OpenFile goes), so the MDS may remove its data at once.
   bool give_up_file_lease(uint64_t ino);
-  bool async_rename(fuse_req_t req, uint64_t dir, const char *name, const char *newname);
+  bool async_rename(fuse_req_t req, uint64_t dir, const char *name, uint64_t new_dir,
+                    const char *newname, unsigned int flags);
   bool async_setattr(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
                      InodeAttr *out);
   // ino's size and times under fileWrite, without waiting; false: go synchronous.
