@@ -15,33 +15,8 @@
 #   deferred_writeback.sh STRATA SCRATCH_DIR
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cluster_sh=$here/../scripts/cluster.sh
-mount_sh=$here/../../bench/fs/strata_mount.sh
-[ $# -eq 2 ] || { echo "usage: deferred_writeback.sh STRATA SCRATCH_DIR" >&2; exit 2; }
-strata=$1
-scratch=$2
-cluster=$scratch/cluster
-mnt=$scratch/mnt
-other=$scratch/other
-cleanup() (
-  set +e
-  "$mount_sh" umount "$strata" "$mnt"
-  "$mount_sh" umount "$strata" "$other"
-  "$cluster_sh" down "$strata" "$cluster" >/dev/null
-)
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() {
-  echo "deferred_writeback: FAIL: $*" >&2
-  exit 1
-}
-
-cleanup
-mkdir -p "$mnt" "$other"
-"$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
-  { tail -n 30 "$scratch/up.log" >&2; exit 1; }
-conf=$cluster/strata.conf
+name=deferred_writeback
+source "$(dirname "${BASH_SOURCE[0]}")/two_mount_cluster.sh"
 log=$scratch/mount.log
 : >"$log"
 mount_it() { "$mount_sh" mount "$strata" "$conf" "$mnt" "$log" --set writeback_delay_ms=6000 "$@"; }
