@@ -131,7 +131,7 @@ const std::vector<strata_option_spec> &mds_options() {
       {"mds_purge_busy_rate", STRATA_OPT_INT, "200", nullptr,
        "deleted files' data objects removed per second while clients are busy (rising the "
        "longer purges wait; 0: no limit)"},
-      {"mds_inline_data_max", STRATA_OPT_INT, "4096", nullptr,
+      {"mds_inline_data_max", STRATA_OPT_INT, "16384", nullptr,
        "files up to this many bytes keep their data inline in their inode, journaled by the "
        "MDS, with no data object (0: off; at most 65536)"},
       {"fs_max_file_size", STRATA_OPT_INT, "1099511627776", nullptr,

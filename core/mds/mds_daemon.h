@@ -39,7 +39,7 @@ struct MdsDaemonConfig {
   uint64_t cache_limit = 256u << 20;
   uint64_t lease_ms = 30000;
   uint64_t max_file_size = 1ull << 40;
-  uint64_t inline_max = 4096;  // mds_inline_data_max (docs/FILESYSTEM.md, "Inline data")
+  uint64_t inline_max = 16384;  // mds_inline_data_max (docs/FILESYSTEM.md, "Inline data")
   uint64_t delegate_inos = 1024;
   MetaStoreOptions store;
 };

@@ -66,7 +66,7 @@ struct MdsServerOptions {
   // then ask for their new files to start inline). 0: no new inline
   // files (inline data already there is still served). At most
   // kInlineDataHardMax.
-  uint64_t inline_max = 4096;
+  uint64_t inline_max = 16384;
   std::chrono::milliseconds tick_interval{20};
   // Cluster usage for statfs; empty: zeros.
   std::function<StatfsFigures()> statfs;

@@ -628,8 +628,12 @@ def check_permissions(d):
     create(os.path.join(noread, "g"))
     sticky = mkdir("sticky", 0o1777)
     create(os.path.join(sticky, "roots"), 0o666)
+    os.setxattr(os.path.join(ro, "f"), "user.tag", b"open")
+    os.setxattr(os.path.join(ro, "f600"), "user.tag", b"closed")
     for p in (private, ro, noread, sticky):
         warm(p)
+    for n in ("f", "f600"):  # the values cached as root read them
+        os.getxattr(os.path.join(ro, n), "user.tag")
 
     def write_new(p):
         with open(p, "wb") as f:
@@ -651,6 +655,12 @@ def check_permissions(d):
     expect(errno.EACCES, "opening a 0644 file for writing", lambda: open_w(os.path.join(ro, "f")))
     expect(errno.EACCES, "truncating a 0644 file", lambda: os.truncate(os.path.join(ro, "f"), 0))
     expect(errno.EACCES, "reading a 0600 file", lambda: read_file(os.path.join(ro, "f600")))
+    expect(0, "reading a user. xattr of a 0644 file",
+           lambda: os.getxattr(os.path.join(ro, "f"), "user.tag"))
+    expect(errno.EACCES, "reading a user. xattr of a 0600 file",
+           lambda: os.getxattr(os.path.join(ro, "f600"), "user.tag"))
+    expect(errno.EACCES, "setting a user. xattr of a 0644 file",
+           lambda: os.setxattr(os.path.join(ro, "f"), "user.tag", b"mine"))
     expect(errno.EACCES, "create in a 0755 directory", lambda: write_new(os.path.join(ro, "new")))
     expect(errno.EACCES, "mkdir in a 0755 directory", lambda: os.mkdir(os.path.join(ro, "new")))
     expect(errno.EACCES, "unlink in a 0755 directory", lambda: os.unlink(os.path.join(ro, "f")))

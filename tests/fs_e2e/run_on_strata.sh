@@ -30,7 +30,9 @@ cleanup
 mkdir -p "$scratch" "$mnt"
 "$cluster_sh" up "$strata" "$cluster" --mds 1 >"$scratch/up.log" 2>&1 ||
   { tail -n 30 "$scratch/up.log" >&2; exit 1; }
-# allow_other: posix_checks.py's set-id case writes as another user.
+# allow_other: posix_checks.py's set-id case writes as another user. The
+# client checks permissions itself (default_permissions=false, the default:
+# with allow_other the kernel then checks nothing, and keeps no entries).
 "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount.log" \
   --set allow_other=true >/dev/null
 rc=0
@@ -42,21 +44,21 @@ if ! "$strata" umount "$mnt"; then
   tail -n 20 "$scratch/mount.log" >&2
   [ "$rc" -ne 0 ] || rc=1
 fi
-# The client's own permission checks (default_permissions=false, with
-# allow_other: the kernel then checks nothing, and keeps no entries).
+# The kernel's permission checks (default_permissions=true) on the cases
+# they change.
 if [ $# -eq 0 ] || [[ " $* " == *" posix "* ]]; then
-  "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount-own-checks.log" \
-    --set allow_other=true --set default_permissions=false >/dev/null
-  own=$mnt/own-checks
+  "$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$scratch/mount-kernel-checks.log" \
+    --set allow_other=true --set default_permissions=true >/dev/null
+  own=$mnt/kernel-checks
   rm -rf "$own"
   mkdir -p "$own"
   if ! python3 "$here/posix_checks.py" "$own" permissions set_id_bits attributes open_flags \
-    rename >"$scratch/own-checks.log" 2>&1; then
-    echo "run_on_strata: with default_permissions=false:" >&2
-    cat "$scratch/own-checks.log" >&2
+    rename >"$scratch/kernel-checks.log" 2>&1; then
+    echo "run_on_strata: with default_permissions=true:" >&2
+    cat "$scratch/kernel-checks.log" >&2
     [ "$rc" -ne 0 ] || rc=1
   fi
-  sed 's/^/default_permissions=false: /' "$scratch/own-checks.log"
+  sed 's/^/default_permissions=true: /' "$scratch/kernel-checks.log"
   "$mount_sh" umount "$strata" "$mnt"
 fi
 exit "$rc"

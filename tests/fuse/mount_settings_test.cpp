@@ -19,7 +19,7 @@ TEST_CASE("mount options: defaults, suffixes and limits") {
   auto s = parse_mount_settings(kv);
   CHECK(s.fs_name == "home");
   CHECK(s.mountpoint == "/mnt/home");
-  CHECK(s.default_permissions);
+  CHECK_FALSE(s.default_permissions);
   CHECK(s.writeback_cache);
   CHECK_FALSE(s.allow_other);
   CHECK(s.max_write == 1u << 20);

@@ -505,14 +505,14 @@ TEST_CASE("mds server: an unlink of a file its caller has closed purges at once"
 
 TEST_CASE("mds server: inline data starts with the create, follows size reports, never returns",
           "[mds]") {
-  // mds_inline_data_max: the default, 4096. Short leases: `legacy`'s
+  // mds_inline_data_max: the default, 16 KiB. Short leases: `legacy`'s
   // reads wait for a's fileWrite, which a (a test client) never releases.
   Fixture f(short_leases(300));
   TestClient a(*f.server, "a"), legacy(*f.server, "legacy");
   a.supports_inline = true;
   REQUIRE(a.hello().first == 0);
   REQUIRE(legacy.hello().first == 0);
-  CHECK(a.inline_max() == 4096);
+  CHECK(a.inline_max() == 16384);
   CHECK(legacy.inline_max() == 0);
 
   auto c = a.create_inline(kRootIno, "small");

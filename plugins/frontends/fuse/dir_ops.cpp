@@ -214,6 +214,13 @@ void Filesystem::getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size
     fuse_reply_err(req, -err);
     return;
   }
+  // user.* values are the file's contents as far as xattr(7) goes: reading
+  // one needs read permission, which the kernel only checks under
+  // default_permissions.
+  if (std::strncmp(name, "user.", 5) == 0 && denied(req, a, 4)) {
+    fuse_reply_err(req, EACCES);
+    return;
+  }
   for (const auto &[n, v] : a.xattrs) {
     if (n != name) continue;
     if (size == 0)

@@ -14,9 +14,10 @@ const strata_option_spec kOptions[] = {
     {"root", STRATA_OPT_STRING, "/", nullptr, "the subdirectory of the filesystem to mount"},
     {"allow_other", STRATA_OPT_BOOL, "false", nullptr,
      "let other users use the mount (needs user_allow_other in /etc/fuse.conf unless root)"},
-    {"default_permissions", STRATA_OPT_BOOL, "true", nullptr,
-     "the kernel checks permission bits (off: the client checks them as the MDS does; with "
-     "allow_other the kernel then keeps no directory entries, as it walks cached ones "
+    {"default_permissions", STRATA_OPT_BOOL, "false", nullptr,
+     "the kernel checks permission bits (off: the client checks them as the MDS does, and "
+     "the kernel need not fetch a directory's attributes again after each change in it; "
+     "off with allow_other, the kernel keeps no directory entries, as it walks cached ones "
      "unchecked)"},
     {"writeback_cache", STRATA_OPT_BOOL, "true", nullptr, "the kernel buffers writes"},
     {"max_write", STRATA_OPT_INT, "1M", nullptr, "bytes per FUSE write request (at least 1M)"},

@@ -16,7 +16,7 @@ struct MountSettings {
   std::string mountpoint;               // an existing directory
   std::string mount_root = "/";         // the subtree of the filesystem to mount
   bool allow_other = false;             // other users may use the mount (user_allow_other)
-  bool default_permissions = true;      // the kernel checks modes (no access op needed)
+  bool default_permissions = false;     // the kernel checks modes (else the client does)
   bool writeback_cache = true;          // the kernel buffers writes (FUSE_CAP_WRITEBACK_CACHE)
   uint32_t max_write = 1u << 20;        // bytes per FUSE write (>= 1 MiB)
   uint32_t max_read = 1u << 20;         // bytes per FUSE read (>= 1 MiB)
