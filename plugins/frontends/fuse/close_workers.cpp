@@ -177,6 +177,11 @@ size_t CloseWorkers::pending() const {
   return open_.size();
 }
 
+bool CloseWorkers::has_jobs(uint64_t ino) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return jobs_of_.count(ino) > 0;
+}
+
 size_t CloseWorkers::deferred() const {
   std::lock_guard<std::mutex> l(mu_);
   return deferred_.size();

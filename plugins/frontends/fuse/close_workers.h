@@ -60,6 +60,8 @@ class CloseWorkers {
   // agrees; returns whether they were dropped.
   bool cancel(uint64_t ino, const std::function<bool()> &may_drop);
   size_t pending() const;   // posted and not yet run to the end
+  // Whether ino has a job queued, deferred or running.
+  bool has_jobs(uint64_t ino) const;
   size_t deferred() const;  // of those, waiting for their time
 
  private:

@@ -44,6 +44,7 @@ class FileDataImpl final : public FileData {
                               std::string *bytes) override;
   void invalidate(uint64_t ino) override;
   void forget(uint64_t ino) override;
+  bool forget_if_idle(uint64_t ino) override;
   int flush_all() override;
   bool discard(uint64_t ino) override;
   uint64_t buffered_bytes() const override { return total_pending_.load(); }
@@ -438,6 +439,20 @@ void FileDataImpl::forget(uint64_t ino) {
     files_.erase(ino);
     st->erased = true;  // an op that took it before this looks again (lock_state)
   }
+}
+
+bool FileDataImpl::forget_if_idle(uint64_t ino) {
+  StatePtr st = state_of(ino, false);
+  if (!st) return true;
+  std::lock_guard flk(files_m_);
+  std::lock_guard lk(st->m);
+  if (st->erased) return true;
+  if (!st->dirty.empty() || st->writeout_active || st->exclusive || st->error != 0 ||
+      st->prefetch_active || st->inline_changed || st->left_inline)
+    return false;
+  if (auto it = files_.find(ino); it != files_.end() && it->second == st) files_.erase(it);
+  st->erased = true;
+  return true;
 }
 
 bool FileDataImpl::discard(uint64_t ino) {

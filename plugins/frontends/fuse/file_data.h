@@ -110,6 +110,9 @@ class FileData {
 
   // The file is closed by everyone here: release its buffers once flushed.
   virtual void forget(uint64_t ino) = 0;
+  // forget() when that needs no wait: nothing buffered or changed, no I/O
+  // running. Returns whether the file's state is gone; never blocks.
+  virtual bool forget_if_idle(uint64_t ino) = 0;
 
   // Flushes every file (unmount).
   virtual int flush_all() = 0;

@@ -418,8 +418,11 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // (close-to-open). Without the lease (or with sync_close), close reports
   // write-out errors itself. Changed data waits writeback_delay_ms.
   if (closers_ && holds_file_write(m)) {
-    closers_->post(
-        m, [this, m, layout] { write_back(m, layout); }, dirty);
+    // Nothing changed and nothing queued: nothing to write out (a worker
+    // woken for it cost a context switch per close of a tar c).
+    if (dirty || closers_->has_jobs(m))
+      closers_->post(
+          m, [this, m, layout] { write_back(m, layout); }, dirty);
     fuse_reply_err(req, 0);
     return;
   }
@@ -533,11 +536,12 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
       data_->forget(m);
     };
     // Deferred only with changes to write (a reader's buffers, its
-    // read-ahead, go at once).
-    if (closers_)
-      closers_->post(m, done, dirty);
-    else
+    // read-ahead, go at once: here, when that needs no wait and nothing of
+    // the file is queued, else through a worker).
+    if (!closers_)
       done();
+    else if (dirty || closers_->has_jobs(m) || !data_->forget_if_idle(m))
+      closers_->post(m, done, dirty);
   }
   if (req) fuse_reply_err(req, 0);
 }
@@ -705,6 +709,13 @@ void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, 
   if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)) {
     uint64_t stop = std::min(end, size);
     int err = stop > uint64_t(off) ? data_->zero(layout, uint64_t(off), stop - uint64_t(off)) : 0;
+    if (err == 0 && stop > uint64_t(off)) {
+      // The data changed, as by a write: new times, reported at close.
+      std::lock_guard<std::mutex> l(open_mu_);
+      OpenFile &f = open_[m];
+      f.mtime = f.ctime = wall_now();
+      f.dirty = true;
+    }
     fuse_reply_err(req, -err);
     return;
   }
