@@ -237,7 +237,8 @@ TEST_CASE("close workers: cancel drops an inode's jobs only while all are deferr
 TEST_CASE("close workers: has_jobs tells whether an inode has a job deferred, queued or running") {
   CloseWorkers w({.threads = 2, .delay = 10s, .over_limit = {}});
   CHECK_FALSE(w.has_jobs(1));
-  w.post(1, [] {}, true);  // deferred
+  w.post(
+      1, [] {}, true);  // deferred
   CHECK(w.has_jobs(1));
   CHECK_FALSE(w.has_jobs(2));
   std::atomic<bool> release{false}, started{false};
