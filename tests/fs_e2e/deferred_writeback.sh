@@ -96,6 +96,21 @@ echo "deferred_writeback: another mount reads what was only buffered here"
 
 # 5. Unmount writes what is left; after a remount everything is there.
 make_files "$mnt/e" 1 10
+# Files written, closed and renamed into place, as rsync does: the kernel's
+# setattrs of their mtime and ctime are kept here with their sizes (no MDS
+# request each) and the MDS ends with the very times this mount showed.
+lt0=$(metric strata_fuse_local_times_total)
+python3 - "$mnt/e" <<'PY'
+import os, sys
+for i in range(5):
+    tmp = os.path.join(sys.argv[1], f".r{i}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(b"renamed into place %d\n" % i)
+    os.rename(tmp, os.path.join(sys.argv[1], f"r{i}"))
+PY
+lt1=$(metric strata_fuse_local_times_total)
+[ $((lt1 - lt0)) -ge 5 ] || fail "only $((lt1 - lt0)) setattrs of times kept locally for 5 renamed files"
+times_before=$(cd "$mnt/e" && stat -c '%n %y %z %s' r0 r1 r2 r3 r4)
 "$mount_sh" umount "$strata" "$mnt"
 : >"$log"
 client=$(mount_it --set dirty_limit=256K)
@@ -103,7 +118,13 @@ for d in a:21:40 c:1:5 d:1:5 e:1:10; do
   IFS=: read -r dir first last <<<"$d"
   check_files "$mnt/$dir" "$first" "$last"
 done
-echo "deferred_writeback: after unmount and remount every file reads back"
+times_after=$(cd "$mnt/e" && stat -c '%n %y %z %s' r0 r1 r2 r3 r4)
+[ "$times_after" = "$times_before" ] ||
+  fail "renamed files' times changed across the remount: before
+$times_before
+after
+$times_after"
+echo "deferred_writeback: after unmount and remount every file reads back, renamed files with their times ($((lt1 - lt0)) setattrs kept locally)"
 
 # 6. Past dirty_limit (256 KiB: four files) the oldest go before their time.
 w4=$(writes)

@@ -499,6 +499,53 @@ bool Filesystem::truncate_locally(fuse_req_t req, uint64_t ino, const struct sta
   return true;
 }
 
+// With the writeback cache the kernel keeps a file's mtime and ctime and
+// sends them in a setattr of their own after writes (at close), after a
+// rename and after an unlink of another link: one MDS request each, two
+// per file of an rsync. Under fileWrite they join the size report instead,
+// as a write's times do.
+bool Filesystem::times_locally(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                               InodeAttr *out) {
+  constexpr int kTimes = FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME;
+  if (!settings_.async_metadata || !closers_ || !(to_set & kTimes) || (to_set & ~kTimes))
+    return false;
+  auto cached = cache_.inode(ino, now_ms());
+  if (!cached || cached->first.type != FileType::kRegular) return false;
+  const InodeAttr &c = cached->first;
+  // Times as values are the owner's to set (the MDS's rule; a writer's
+  // "now" is the MDS's to check).
+  const Caller who = caller_of(req);
+  if (who.uid != 0 && who.uid != c.uid) return false;
+  const Time now = now_time();
+  FileLayout layout;
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end() || it->second.lease_kind != uint32_t(fsproto::LeaseKind::FILE_WRITE) ||
+        it->second.lease_expires_ms - now_ms() < kAsyncSpareMs)
+      return false;
+    OpenFile &f = it->second;
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+      f.mtime = now;
+    else if (to_set & FUSE_SET_ATTR_MTIME)
+      f.mtime = Time{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)};
+    f.ctime = (to_set & FUSE_SET_ATTR_CTIME)
+                  ? Time{attr->st_ctim.tv_sec, uint32_t(attr->st_ctim.tv_nsec)}
+                  : now;
+    f.dirty = true;
+    layout = f.layout;
+    closed = f.openers == 0;
+  }
+  // Nobody's close will write it out: a deferred write-out reports it.
+  if (closed)
+    closers_->post(
+        ino, [this, ino, layout] { write_back(ino, layout); }, true);
+  counters_.local_times();
+  *out = c;
+  return true;
+}
+
 bool Filesystem::async_report_size(uint64_t ino) {
   if (!settings_.async_metadata) return false;
   uint64_t size = 0;

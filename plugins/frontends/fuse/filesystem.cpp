@@ -307,7 +307,8 @@ void Filesystem::setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
                          fuse_file_info *) {
   counters_.count(Op::kSetattr);
   uint64_t m = to_mds(ino);
-  if (InodeAttr a; async_setattr(req, m, attr, to_set, &a)) {
+  if (InodeAttr a;
+      times_locally(req, m, attr, to_set, &a) || async_setattr(req, m, attr, to_set, &a)) {
     overlay_local(&a);
     struct stat st = to_stat(a);
     st.st_ino = ino;

@@ -230,6 +230,12 @@ class Filesystem {
   // on, done here and reported later; false: the MDS's way.
   bool truncate_locally(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
                         InodeAttr *out);
+  // A setattr of mtime and ctime alone (the writeback cache's flush of a
+  // file's times) of a file this client holds fileWrite on and has open or
+  // had open, by its owner: kept like a write's times and reported with its
+  // size; false: the MDS's way.
+  bool times_locally(fuse_req_t req, uint64_t ino, const struct stat *attr, int to_set,
+                     InodeAttr *out);
 
   // Asynchronous metadata (async_meta.cpp): inside a directory this
   // client holds dirWrite on (complete, with time to spare), a change is

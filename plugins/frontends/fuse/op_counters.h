@@ -60,12 +60,16 @@ class OpCounters {
   // A truncate done under fileWrite without the MDS (truncate_locally).
   void local_truncate() { truncates_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t local_truncates() const { return truncates_.load(std::memory_order_relaxed); }
+  // A setattr of times alone kept for the next size report (times_locally).
+  void local_times() { times_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t local_times_count() const { return times_.load(std::memory_order_relaxed); }
 
  private:
   std::array<std::atomic<uint64_t>, size_t(Op::kCount)> n_{};
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> prefetches_{0};
   std::atomic<uint64_t> truncates_{0};
+  std::atomic<uint64_t> times_{0};
 };
 
 }  // namespace strata::fuse
