@@ -14,6 +14,21 @@ namespace {
 
 constexpr size_t kEntryHeader = 16;  // u32 length, u32 crc32c, u64 seq
 constexpr uint32_t kListChunk = 1000;
+// A page read from the directory objects stops near this many bytes, as a
+// readdir reply does (mds_requests.cpp): else a directory of 16 KiB inline
+// files had 1,024 entries read from the OSDs for the ~60 a reply takes, on
+// every page.
+constexpr size_t kListPageBytes = 1u << 20;
+
+// Roughly what an entry weighs in a readdir reply (the same estimate).
+size_t entry_bytes(const DentryRec &d) {
+  size_t n = 256 + d.name.size();
+  if (d.inode) {
+    n += d.inode->inline_data.size() + d.inode->symlink_target.size();
+    for (const auto &[k, v] : d.inode->xattrs) n += 32 + k.size() + v.size();
+  }
+  return n;
+}
 // Most bytes of keys and values one directory op carries (the op's
 // metadata limit is kMaxOpMeta).
 constexpr size_t kMaxOpKv = 1u << 20;
@@ -985,6 +1000,7 @@ Result<DirPage> ObjectMetaStore::list(Ino dir, std::string_view after, size_t ma
   }
   std::shared_lock<std::shared_mutex> split_lock(split_mu_);
   std::string cursor(after);
+  size_t bytes = 0;
   while (true) {
     auto stored = stored_list(dir, cursor, max - page.entries.size());
     if (!stored.ok()) return stored.status();
@@ -997,7 +1013,9 @@ Result<DirPage> ObjectMetaStore::list(Ino dir, std::string_view after, size_t ma
       window[it->first] = it->second;
     for (auto &[name, d] : window) {
       if (!d) continue;
-      if (page.entries.size() == max) return page;  // more follow
+      // More follow: the page is full, by count or by bytes.
+      if (page.entries.size() == max || bytes >= kListPageBytes) return page;
+      bytes += entry_bytes(*d);
       page.entries.push_back(std::move(*d));
     }
     if (!bound) {
@@ -1005,7 +1023,7 @@ Result<DirPage> ObjectMetaStore::list(Ino dir, std::string_view after, size_t ma
       return page;
     }
     cursor = *bound;
-    if (page.entries.size() == max) return page;
+    if (page.entries.size() == max || bytes >= kListPageBytes) return page;
   }
 }
 

@@ -83,6 +83,13 @@ Result<ObjectState> load_object_state(store::Store &store, std::string_view coll
 namespace {
 
 constexpr uint64_t kDefaultOmapListMax = 1000;
+// Keys and values an omap list puts in one reply, whatever the count asked:
+// they travel in the reply's payload, which a peer refuses past 4 MiB, and a
+// page of 1,000 directory entries with 16 KiB of inline data each is 16 MB.
+// At least one entry always goes, so a listing always moves on. The store
+// is read in chunks, so that the entries past the budget are not read at all.
+constexpr size_t kOmapListReplyBytes = 1u << 20;
+constexpr uint64_t kOmapListChunk = 64;
 constexpr size_t kMaxXattrName = 255 - kUserXattrPrefix.size();
 
 std::string user_attr(const std::string &name) {
@@ -227,19 +234,32 @@ int32_t run_op(store::Store &store, const std::string &coll, const std::string &
       return -EINVAL;
     case OpCode::kOmapList: {
       if (!orig.exists) return -ENOENT;
-      uint64_t max = op.length ? op.length : kDefaultOmapListMax;
-      // One more than asked tells whether there is more.
-      auto kv = store.omap_list(coll, oid, op.name, op.name2, max + 1);
-      if (!kv.ok()) return rc_of(kv.status());
-      if (kv->size() > max) {
-        res.more = true;
-        kv->resize(max);
+      const uint64_t max = op.length ? op.length : kDefaultOmapListMax;
+      std::string after = op.name;
+      size_t bytes = 0;
+      for (;;) {
+        // One more than taken tells whether there is more.
+        const uint64_t take = std::min<uint64_t>(max - res.keys.size(), kOmapListChunk);
+        auto kv = store.omap_list(coll, oid, after, op.name2, take + 1);
+        if (!kv.ok()) return rc_of(kv.status());
+        const bool beyond = kv->size() > take;
+        if (beyond) kv->resize(take);
+        for (auto &[k, v] : *kv) {
+          if (!res.keys.empty() && bytes + k.size() + v.size() > kOmapListReplyBytes) {
+            res.more = true;
+            return 0;
+          }
+          bytes += k.size() + v.size();
+          res.keys.push_back(std::move(k));
+          res.values.push_back(std::move(v));
+        }
+        if (!beyond) return 0;
+        if (res.keys.size() == max) {
+          res.more = true;
+          return 0;
+        }
+        after = res.keys.back();
       }
-      for (auto &[k, v] : *kv) {
-        res.keys.push_back(std::move(k));
-        res.values.push_back(std::move(v));
-      }
-      return 0;
     }
     default:
       break;

@@ -1,12 +1,14 @@
 // Translating a client's op list into reads or one store transaction:
 // semantics of each op, guards, and all-or-nothing on failure.
+#include "osd/op_exec.h"
+
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <optional>
 
 #include "msg/crc32c.h"
 #include "osd/encoding.h"
 #include "osd/object_snaps.h"
-#include "osd/op_exec.h"
 #include "scratch_store.h"
 
 using namespace strata;
@@ -120,6 +122,65 @@ TEST_CASE("reads return data, xattrs and omap; missing objects read as ENOENT") 
   CHECK(f.read("o", {named(OpCode::kGetXattr, "nope")}).rc == -ENODATA);
   CHECK(f.read("missing", {op(OpCode::kRead)}).rc == -ENOENT);
   CHECK(f.read("missing", {op(OpCode::kStat)}).rc == -ENOENT);
+}
+
+TEST_CASE(
+    "an omap list stops near 1 MiB of keys and values, whatever the count asked, and "
+    "pages through everything") {
+  // A directory of 16 KiB inline files: 1,000 entries would be 16 MB in one
+  // reply, which a peer refuses past 4 MiB.
+  Fixture f;
+  const size_t n = 300;
+  OsdOp set = op(OpCode::kOmapSet);
+  for (size_t i = 0; i < n; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "k%05zu", i);
+    set.keys.push_back(key);
+    set.values.push_back(std::string(16 << 10, char('a' + i % 26)));
+  }
+  REQUIRE(f.write("dir", {op(OpCode::kCreate), set}).rc == 0);
+  std::vector<std::string> seen;
+  std::string after;
+  for (int pages = 0;; ++pages) {
+    REQUIRE(pages < int(n));
+    OsdOp list = op(OpCode::kOmapList);
+    list.name = after;
+    list.length = 1000;
+    auto out = f.read("dir", {list});
+    REQUIRE(out.rc == 0);
+    const auto &r = out.results[0];
+    REQUIRE_FALSE(r.keys.empty());
+    size_t bytes = 0;
+    for (size_t i = 0; i < r.keys.size(); ++i) bytes += r.keys[i].size() + r.values[i].size();
+    CHECK(bytes <= (1u << 20));
+    seen.insert(seen.end(), r.keys.begin(), r.keys.end());
+    after = r.keys.back();
+    if (!r.more) break;
+    CHECK(r.keys.size() < 100);  // cut by bytes, not by the 1,000 asked
+  }
+  REQUIRE(seen.size() == n);
+  for (size_t i = 0; i < n; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "k%05zu", i);
+    CHECK(seen[i] == key);
+  }
+  // Small values: the count asked bounds the page, across the store's chunks.
+  OsdOp small = op(OpCode::kOmapSet);
+  for (size_t i = 0; i < 200; ++i) {
+    small.keys.push_back("s" + std::to_string(1000 + i));
+    small.values.push_back("v");
+  }
+  REQUIRE(f.write("small", {op(OpCode::kCreate), small}).rc == 0);
+  OsdOp list = op(OpCode::kOmapList);
+  list.length = 150;
+  auto out = f.read("small", {list});
+  REQUIRE(out.rc == 0);
+  CHECK(out.results[0].keys.size() == 150);
+  CHECK(out.results[0].more);
+  list.length = 200;
+  out = f.read("small", {list});
+  CHECK(out.results[0].keys.size() == 200);
+  CHECK_FALSE(out.results[0].more);
 }
 
 TEST_CASE("a failing guard stops the list and nothing of it is applied") {
