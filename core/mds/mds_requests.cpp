@@ -803,9 +803,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       for (const DentryRec &d : page->entries) {
         auto r = resolve(dir.inode.ino, d);
         if (!r.ok()) return o.fail(EIO, r.status().message()), true;
-        size_t size =
-            256 + d.name.size() + r->inode.inline_data.size() + r->inode.symlink_target.size();
-        for (const auto &[k, v] : r->inode.xattrs) size += 32 + k.size() + v.size();
+        size_t size = listing_entry_bytes(d.name, r->inode);
         if (!o.entries.empty() && bytes + size > kReaddirReplyBytes) {
           cut = true;
           break;

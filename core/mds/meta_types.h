@@ -63,6 +63,15 @@ struct InodeRec {
 // says (a dentry is one omap value; a readdir page carries many).
 inline constexpr uint64_t kInlineDataHardMax = 64u << 10;
 
+// Roughly what a directory entry weighs in a readdir reply: readdir pages
+// and the pages the MDS reads from a directory's objects stop near 1 MiB by
+// it (inline data, symlink targets and xattrs make entries big).
+inline size_t listing_entry_bytes(const std::string &name, const InodeRec &inode) {
+  size_t n = 256 + name.size() + inode.inline_data.size() + inode.symlink_target.size();
+  for (const auto &[k, v] : inode.xattrs) n += 32 + k.size() + v.size();
+  return n;
+}
+
 // One name in a directory. A primary dentry holds its inode inline; a
 // remote one (hard links) names an inode kept in the inode table (i.<ino>).
 struct DentryRec {

@@ -19,16 +19,6 @@ constexpr uint32_t kListChunk = 1000;
 // files had 1,024 entries read from the OSDs for the ~60 a reply takes, on
 // every page.
 constexpr size_t kListPageBytes = 1u << 20;
-
-// Roughly what an entry weighs in a readdir reply (the same estimate).
-size_t entry_bytes(const DentryRec &d) {
-  size_t n = 256 + d.name.size();
-  if (d.inode) {
-    n += d.inode->inline_data.size() + d.inode->symlink_target.size();
-    for (const auto &[k, v] : d.inode->xattrs) n += 32 + k.size() + v.size();
-  }
-  return n;
-}
 // Most bytes of keys and values one directory op carries (the op's
 // metadata limit is kMaxOpMeta).
 constexpr size_t kMaxOpKv = 1u << 20;
@@ -1015,7 +1005,7 @@ Result<DirPage> ObjectMetaStore::list(Ino dir, std::string_view after, size_t ma
       if (!d) continue;
       // More follow: the page is full, by count or by bytes.
       if (page.entries.size() == max || bytes >= kListPageBytes) return page;
-      bytes += entry_bytes(*d);
+      bytes += d->inode ? listing_entry_bytes(d->name, *d->inode) : 256 + d->name.size();
       page.entries.push_back(std::move(*d));
     }
     if (!bound) {
