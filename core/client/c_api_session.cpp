@@ -34,6 +34,8 @@ int strata_session_open(strata_cluster_t c, const char *service, const char *tar
       return set_error(
           s.status().Context(std::string("strata_session_open ") + service + " " + target));
     *out = new strata_session{std::move(*s)};
+    // Only now may the callback run: it may send with *out.
+    (*out)->session->deliver_events();
     return 0;
   });
 }

@@ -49,6 +49,12 @@ void ServiceSession::start(const cluster::ClusterMap &map) {
   thread_id_ = thread_.get_id();
 }
 
+void ServiceSession::deliver_events() {
+  std::lock_guard lk(mu_);
+  delivering_ = true;
+  cv_.notify_all();
+}
+
 void ServiceSession::on_map(const cluster::ClusterMap &map) {
   std::lock_guard lk(mu_);
   if (stopping_ || map.epoch < map_epoch_) return;
@@ -148,7 +154,7 @@ void ServiceSession::close() {
 void ServiceSession::run() {
   std::unique_lock lk(mu_);
   while (!stopping_) {
-    if (!events_.empty()) {
+    if (delivering_ && !events_.empty()) {
       Event e = std::move(events_.front());
       events_.pop_front();
       lk.unlock();

@@ -63,8 +63,13 @@ class ServiceSession : public std::enable_shared_from_this<ServiceSession> {
   ServiceSession(const ServiceSession &) = delete;
   ServiceSession &operator=(const ServiceSession &) = delete;
 
-  // Starts the session's thread and follows `map`.
+  // Starts the session's thread and follows `map`. It connects at once,
+  // but its events wait for deliver_events(): the owner must be able to
+  // send from the first callback (strata_session_open hands out the handle
+  // only when it returns, and a CONNECTED before that lost the MDS Hello).
   void start(const cluster::ClusterMap &map);
+  // From now on events reach the callback (queued ones first, in order).
+  void deliver_events();
   // A new map (any thread; older epochs than the last seen are ignored).
   void on_map(const cluster::ClusterMap &map);
   // A frame of the service range / the end of a connection this session
@@ -111,6 +116,7 @@ class ServiceSession : public std::enable_shared_from_this<ServiceSession> {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  bool delivering_ = false;  // deliver_events() was called
   uint64_t map_epoch_ = 0;
   std::optional<Instance> wanted_;  // from the newest map
   msg::ConnectionRef conn_;         // the connected instance's, or null

@@ -304,6 +304,34 @@ TEST_CASE("session: connects to the active MDS and echoes; argument errors", "[s
   CHECK(q.count(STRATA_SESSION_CONNECTED) == 0);
 }
 
+// The MDS client sends its Hello from the CONNECTED callback with the
+// handle strata_session_open stored: a callback that ran before open
+// returned found no handle, the Hello was lost and the mount waited 15 s
+// for a Welcome (seen once in CI).
+struct SendsOnConnect {
+  strata_session_t handle = nullptr;
+  std::atomic<int> connected_rc{1};
+  std::atomic<int> echoes{0};
+  static void cb(void *arg, int event, uint32_t, const void *, size_t) {
+    auto *self = static_cast<SendsOnConnect *>(arg);
+    if (event == STRATA_SESSION_CONNECTED)
+      self->connected_rc = self->handle ? strata_session_send(self->handle, 1024, "hi", 2) : -1;
+    else if (event == STRATA_SESSION_MESSAGE)
+      ++self->echoes;
+  }
+};
+
+TEST_CASE("session: the first callback may send with the handle open returned", "[session]") {
+  Cluster cl;
+  for (int i = 0; i < 20; ++i) {
+    SendsOnConnect c;
+    REQUIRE(strata_session_open(cl.c, "mds", "fs1", SendsOnConnect::cb, &c, &c.handle) == 0);
+    REQUIRE(wait_until([&] { return c.echoes.load() == 1; }));
+    CHECK(c.connected_rc.load() == 0);
+    strata_session_close(c.handle);
+  }
+}
+
 TEST_CASE("session: 10000 messages arrive in order", "[session]") {
   Cluster cl;
   Recorder r;

@@ -607,9 +607,11 @@ typedef struct strata_session *strata_session_t;
 #define STRATA_SESSION_TYPE_FIRST 1024u
 #define STRATA_SESSION_TYPE_LAST 2047u
 
-/* Runs on a library thread, one event at a time and in order, never after
- * strata_session_close returns. payload is valid during the call only. It
- * must not block for long; it may call strata_session_send. */
+/* Runs on a library thread, one event at a time and in order, never before
+ * strata_session_open has returned (so it may use the handle stored in
+ * *out) and never after strata_session_close returns. payload is valid
+ * during the call only. It must not block for long; it may call
+ * strata_session_send. */
 typedef void (*strata_session_cb)(void *arg, int event, uint32_t type, const void *payload,
                                   size_t len);
 
