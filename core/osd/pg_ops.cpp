@@ -121,7 +121,9 @@ void Pg::do_read(const ClientOpRef &op) {
     send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, {}, false, context));
     return;
   }
-  send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, std::move(out.results)));
+  send_op_reply(op->conn, op->tid,
+                build_op_reply(op->tid, out.rc, out.version, std::move(out.results)),
+                name_ + " read of '" + op->oid + "'");
 }
 
 void Pg::do_write(const ClientOpRef &op) {
@@ -145,7 +147,9 @@ void Pg::do_write(const ClientOpRef &op) {
   store::Transaction t;
   ExecOutcome out = execute_ops(host_.store(), coll_, op->oid, op->ops, noi, &t);
   if (out.rc < 0 || !out.mutated) {
-    send_reply(op->conn, build_op_reply(op->tid, out.rc, out.version, std::move(out.results)));
+    send_op_reply(op->conn, op->tid,
+                  build_op_reply(op->tid, out.rc, out.version, std::move(out.results)),
+                  name_ + " op on '" + op->oid + "'");
     return;
   }
   LogEntry e{v, op->oid, out.log_op, op->reqid, 0, noi.mtime_ns};
@@ -160,6 +164,7 @@ void Pg::do_write(const ClientOpRef &op) {
   w->op = op;
   w->oid = op->oid;
   w->conn = op->conn;
+  w->client_tid = op->tid;
   w->reply = build_op_reply(op->tid, 0, v.version, std::move(out.results));
 
   const std::vector<int32_t> &replicas = w->acks.replicas();

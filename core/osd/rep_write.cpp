@@ -4,6 +4,7 @@
 
 #include "osd/osd_failpoints.h"
 #include "osd/pg_host.h"
+#include "osd/op_reply.h"
 #include "osd/wire_convert.h"
 
 namespace strata::osd {
@@ -39,7 +40,8 @@ void send_write_reply(PgHost &host, RepWrite &w) {
     auto op = std::static_pointer_cast<ClientOp>(w.op);
     host.log().debug("osd", "op " + op->reqid.client + ":" + std::to_string(op->tid) + " acked");
   }
-  w.conn->send(std::move(w.reply));
+  send_op_reply(w.conn, w.client_tid, std::move(w.reply),
+                "pg " + pg_str(w.pgid) + " write to '" + w.oid + "' (applied)");
 }
 
 void RepWriteTable::track(const WriteRef &w) {

@@ -12,6 +12,7 @@
 #include "msg/messenger.h"
 #include "msg/schema/wire.capnp.h"
 #include "msg/wire_codec.h"
+#include "osd/op_reply.h"
 #include "osd/op_types.h"
 #include "osd/types.h"
 #include "store/staged_write.h"
@@ -51,11 +52,6 @@ struct ClientOp {
 using ClientOpRef = std::shared_ptr<ClientOp>;
 
 Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef &conn);
-
-msg::Message build_op_reply(uint64_t tid, int32_t rc, uint64_t version,
-                            std::vector<OpResult> results, bool replayed = false,
-                            const std::string &message = {});
-msg::Message build_retry_reply(uint64_t tid, uint64_t retry_epoch);
 
 uint64_t now_ns();  // wall clock, for object mtimes
 

@@ -1,0 +1,25 @@
+// The replies an OSD sends for a client's op (OpReply): results, a retry
+// at a newer map, and the fallback for a reply too big to send.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "msg/messenger.h"
+#include "osd/op_types.h"
+
+namespace strata::osd {
+
+msg::Message build_op_reply(uint64_t tid, int32_t rc, uint64_t version,
+                            std::vector<OpResult> results, bool replayed = false,
+                            const std::string &message = {});
+msg::Message build_retry_reply(uint64_t tid, uint64_t retry_epoch);
+// Sends an op's reply. One the messenger refuses while the connection is
+// open (past its frame limits: a read of many large values at once) is
+// answered with EMSGSIZE and `what` instead: the client must hear
+// something, or it waits for ever.
+void send_op_reply(const msg::ConnectionRef &conn, uint64_t tid, msg::Message reply,
+                   const std::string &what);
+
+}  // namespace strata::osd
