@@ -125,6 +125,10 @@ const std::vector<strata_option_spec> &mds_options() {
        "size of one metadata journal segment object"},
       {"mds_dir_split_entries", STRATA_OPT_INT, "10000", nullptr,
        "a directory fragment with more entries than this is split"},
+      {"mds_journal_delay_ms", STRATA_OPT_INT, "20", nullptr,
+       "how long a change may wait for others to share its metadata journal write while "
+       "nobody waits for it to be durable (an fsync, a lease recall or an unmount cuts the "
+       "wait short; 0: write at once)"},
       {"mds_apply_max_delay_ms", STRATA_OPT_INT, "2000", nullptr,
        "the longest a journaled change waits before it is written to the directory objects "
        "(sooner once the journal is quiet)"},

@@ -65,6 +65,7 @@ Result<MdsDaemonConfig> load_mds_config(const Config &c, const std::string &name
               {"mds_inline_data_max", &cfg.inline_max},
               {"mds_journal_segment_bytes", &cfg.store.journal_segment_bytes},
               {"mds_dir_split_entries", &cfg.store.dir_split_entries},
+              {"mds_journal_delay_ms", &cfg.store.journal_delay_ms},
               {"mds_apply_max_delay_ms", &cfg.store.apply_max_delay_ms},
               {"mds_purge_busy_rate", &cfg.store.purge_busy_rate}};
   for (auto &n : nums) {

@@ -943,6 +943,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (s.unsafe.empty()) return true;
       s.fsyncs.emplace_back(req.getTid(), req.getTid());
       o.deferred = true;
+      store_.hurry();  // someone waits: no journal gather
       return true;
     }
     case fsproto::Request::RENEW_LEASES: {

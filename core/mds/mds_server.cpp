@@ -398,8 +398,10 @@ void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
     return;
   }
   capnp::List<fsproto::Request>::Reader reqs;
+  bool urgent = false;
   try {
     reqs = pr->root<fsproto::Batch>().getRequests();
+    urgent = pr->root<fsproto::Batch>().getUrgent();
   } catch (const kj::Exception &e) {
     log_.warn("mds", "malformed Batch from " + link->peer() + " (session " + std::to_string(sid) +
                          "): " + e.getDescription().cStr());
@@ -434,6 +436,12 @@ void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
     }
     on_request(link, msg::make_message(fsproto::MSG_REQUEST, copy), false, true);
   }
+  if (!urgent) return;
+  // The client waits for what it sent to be safe: no journal gather for
+  // it, nor for its requests still queued here (see commit()).
+  store_.hurry();
+  auto sit = sessions_.find(sid);
+  if (sit != sessions_.end() && sit->second.queued > 0) sit->second.hurry_queued = true;
 }
 
 void MdsServer::on_release(const LinkRef &link, const msg::Message &m) {
@@ -754,6 +762,8 @@ void MdsServer::commit(Session &s, uint64_t tid, MetaUpdate u, std::string final
   s.results[tid] = final_payload;
   while (s.results.size() > kResultsKept) s.results.erase(s.results.begin());
   uint64_t sid = s.id;
+  const bool hurry = s.hurry_queued;
+  if (s.queued == 0) s.hurry_queued = false;
   store_.submit(std::move(u), [this, sid, tid, payload = std::move(final_payload)](Status st) {
     if (!st.ok()) {
       if (std::abs(st.code()) == ECANCELED) {
@@ -787,6 +797,7 @@ void MdsServer::commit(Session &s, uint64_t tid, MetaUpdate u, std::string final
       }
     }
   });
+  if (hurry) store_.hurry();
 }
 
 void MdsServer::retry_pending() {

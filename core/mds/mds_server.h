@@ -137,6 +137,7 @@ class MdsServer {
     size_t queued = 0;                                  // requests of it waiting in pending_
     bool async = false;                                 // its last Hello said supportsAsync
     bool inline_data = false;                           // its last Hello said supportsInline
+    bool hurry_queued = false;  // an urgent Batch came while requests of it were queued
     // Ranges given to it, oldest first (a few: a late or replayed create may
     // still use an older one); the newest is the one its SessionRec names.
     std::deque<InoSpan> ranges;

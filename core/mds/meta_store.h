@@ -57,6 +57,9 @@ class MetaStore {
   // reflect the update as soon as submit returns.
   virtual void submit(MetaUpdate update, std::function<void(Status)> on_durable) = 0;
 
+  // Someone waits for everything submitted so far to become durable (an
+  // fsync, a lease recall): journal it now rather than gather more.
+  virtual void hurry() {}
   // Waits until everything submitted so far is durable.
   virtual Status flush() = 0;
 

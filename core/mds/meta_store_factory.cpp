@@ -10,6 +10,7 @@ std::unique_ptr<MetaStore> make_object_meta_store(std::shared_ptr<client::Cluste
   ObjectMetaStoreOptions o;
   o.journal_segment_bytes = options.journal_segment_bytes;
   o.dir_split_entries = options.dir_split_entries;
+  o.journal_delay = std::chrono::milliseconds(options.journal_delay_ms);
   o.apply_max_delay = std::chrono::milliseconds(options.apply_max_delay_ms);
   o.purge_busy_rate = options.purge_busy_rate;
   // Purges of files whose inode names no pool go to the filesystem's data pool.

@@ -17,6 +17,7 @@ namespace strata::mds {
 struct MetaStoreOptions {
   uint64_t journal_segment_bytes = 4u << 20;
   uint64_t dir_split_entries = 10000;
+  uint64_t journal_delay_ms = 20;
   uint64_t apply_max_delay_ms = 2000;
   uint64_t purge_busy_rate = 200;
 };

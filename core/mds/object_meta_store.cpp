@@ -417,8 +417,19 @@ void ObjectMetaStore::submit(MetaUpdate update, std::function<void(Status)> on_d
       overlay_dentries_[{c.dir, c.name}] = OverlayDentry{seq, c.dentry};
     for (const auto &c : shared->inodes) overlay_inodes_[c.ino] = OverlayInode{seq, c.inode};
   }
-  queue_.push_back(
-      Queued{seq, frame_entry(seq, payload), std::move(shared), std::move(on_durable)});
+  const bool first = queue_.empty();
+  queue_.push_back(Queued{seq, frame_entry(seq, payload), std::move(shared),
+                          std::move(on_durable), std::chrono::steady_clock::now()});
+  queued_bytes_ += queue_.back().framed.size();
+  // The writer waits for the first entry, then (gathering) only for a full
+  // batch: waking it for every entry would cost a context switch each.
+  if (first || queued_bytes_ >= opts_.max_batch_bytes) writer_cv_.notify_one();
+}
+
+void ObjectMetaStore::hurry() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (hurry_seq_ >= submitted_seq_) return;
+  hurry_seq_ = submitted_seq_;
   writer_cv_.notify_one();
 }
 
@@ -469,11 +480,17 @@ void ObjectMetaStore::writer_loop() {
   while (true) {
     writer_cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) break;
+    if (opts_.journal_delay.count() > 0)
+      writer_cv_.wait_until(l, queue_.front().at + opts_.journal_delay, [&] {
+        return stopping_ || hurry_seq_ >= queue_.front().seq ||
+               queued_bytes_ >= opts_.max_batch_bytes;
+      });
     std::vector<Queued> batch;
     uint64_t bytes = 0;
     while (!queue_.empty() &&
            (batch.empty() || bytes + queue_.front().framed.size() <= opts_.max_batch_bytes)) {
       bytes += queue_.front().framed.size();
+      queued_bytes_ -= queue_.front().framed.size();
       batch.push_back(std::move(queue_.front()));
       queue_.pop_front();
     }
@@ -536,6 +553,10 @@ void ObjectMetaStore::writer_loop() {
 Status ObjectMetaStore::flush() {
   std::unique_lock<std::mutex> l(mu_);
   uint64_t want = submitted_seq_;
+  if (hurry_seq_ < want) {
+    hurry_seq_ = want;
+    writer_cv_.notify_one();
+  }
   done_cv_.wait(l, [&] { return durable_seq_ >= want || !writer_.joinable(); });
   return failed_;
 }

@@ -426,9 +426,16 @@ struct FlushedAttr {
 # changes nothing gets its Reply (safe) at once. At most 4096 requests per
 # Batch (beyond: every request fails with -E2BIG); a request the MDS cannot
 # decode fails with -EBADMSG.
+#
+# The MDS may hold a change a few milliseconds (mds_journal_delay_ms) so
+# that others share its journal write. A client that waits for changes to
+# be safe (fsync, syncfs, a lease it is giving back, unmount) sets `urgent`:
+# everything it sent before, and the requests of this Batch, are journaled
+# at once. A Batch may hold no requests and only say `urgent`.
 
 struct Batch {
   requests @0 :List(Request);
+  urgent @1 :Bool;
 }
 
 # Reserved, never sent: the replies to a Batch are Replies (see Batch).

@@ -555,3 +555,56 @@ TEST_CASE("mds store: a burst of submits is committed in batches, not entry by e
   s.close();
   c->shutdown();
 }
+
+TEST_CASE("mds store: changes nobody waits for share journal writes; hurry() and flush() end "
+          "the gather",
+          "[mds][store]") {
+  ProcessCluster &pc = shared_cluster();
+  REQUIRE_CLUSTER(pc);
+  auto c = connect(pc);
+  uint32_t pool = make_pool(pc, *c, "mds_gather");
+  {
+    ObjectMetaStoreOptions o;
+    o.journal_delay = std::chrono::milliseconds(50);
+    ObjectMetaStore s(c, pool, o);
+    REQUIRE(s.open(1).ok());
+    const uint64_t before = s.stats().journal_writes;
+    // 40 changes 2 ms apart, as an asynchronous client's batches come:
+    // written at once, each would be a journal write of its own.
+    for (int i = 0; i < 40; ++i) {
+      s.submit(create(kRootIno, name_of(i), kFirstUserIno + i), nullptr);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    REQUIRE(s.flush().ok());
+    const uint64_t writes = s.stats().journal_writes - before;
+    INFO(writes << " journal writes for 40 changes");
+    CHECK(writes <= 8);
+    s.close();
+  }
+  {
+    ObjectMetaStoreOptions o;
+    o.journal_delay = std::chrono::seconds(20);
+    ObjectMetaStore s(c, pool, o);
+    REQUIRE(s.open(2).ok());
+    std::atomic<bool> durable{false};
+    s.submit(create(kRootIno, "late", kFirstUserIno + 100), [&](Status st) {
+      CHECK(st.ok());
+      durable = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(durable.load());  // gathering
+    auto t0 = std::chrono::steady_clock::now();
+    s.hurry();
+    for (int i = 0; i < 1000 && !durable; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(durable.load());
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    // flush() needs no hurry() first.
+    s.submit(create(kRootIno, "later", kFirstUserIno + 101), nullptr);
+    t0 = std::chrono::steady_clock::now();
+    REQUIRE(s.flush().ok());
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    s.close();
+  }
+  c->shutdown();
+}

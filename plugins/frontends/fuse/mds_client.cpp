@@ -348,11 +348,13 @@ void MdsClient::flush_batch() {
   flush_batch_locked();
 }
 
-void MdsClient::flush_batch_locked() {
-  if (batch_.empty()) return;
+void MdsClient::flush_batch_locked(bool urgent) {
+  if (batch_.empty() && !urgent) return;
   if (!connected_ || !welcomed_) return;  // the Welcome resends them
   capnp::MallocMessageBuilder msg;
-  auto reqs = msg.initRoot<fsproto::Batch>().initRequests(uint32_t(batch_.size()));
+  auto root = msg.initRoot<fsproto::Batch>();
+  root.setUrgent(urgent);
+  auto reqs = root.initRequests(uint32_t(batch_.size()));
   uint32_t n = 0;
   for (uint64_t tid : batch_) {
     auto it = pending_.find(tid);
@@ -361,7 +363,7 @@ void MdsClient::flush_batch_locked() {
     reqs.setWithCaveats(n++, one.getRoot<fsproto::Request>());
   }
   batch_.clear();
-  if (n == 0) return;
+  if (n == 0 && !urgent) return;
   auto words = capnp::messageToFlatArray(msg);
   auto bytes = words.asBytes();
   transport_.send(fsproto::MSG_BATCH, bytes.begin(), bytes.size());
@@ -397,7 +399,15 @@ int MdsClient::wait_safe(uint64_t tid, uint32_t timeout_ms) {
   if (async_unsafe_.empty() || *async_unsafe_.begin() > tid) return 0;
   // Only if the batch holds one it waits for: a write-out checking that
   // its long-safe create is safe must not cut the current batch short.
-  if (!batch_.empty() && batch_.front() <= tid) flush_batch_locked();
+  // Urgent: the MDS journals what we wait for without its gather delay.
+  if (!batch_.empty() && batch_.front() <= tid) {
+    flush_batch_locked(/*urgent=*/true);
+  } else {
+    std::vector<uint64_t> later;
+    later.swap(batch_);
+    flush_batch_locked(/*urgent=*/true);  // no requests: only "urgent"
+    batch_.swap(later);
+  }
   cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
                [&] { return closing_ || async_unsafe_.empty() || *async_unsafe_.begin() > tid; });
   if (async_unsafe_.empty() || *async_unsafe_.begin() > tid) return 0;

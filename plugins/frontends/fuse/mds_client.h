@@ -160,7 +160,9 @@ class MdsClient {
   // True when the reply answered a submit()ted request.
   bool handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
   int send_request_locked(uint64_t tid, Pending &p, bool replay);
-  void flush_batch_locked();
+  // urgent: someone waits for what was sent to be safe (Batch.urgent); a
+  // Batch goes out even with no requests in it.
+  void flush_batch_locked(bool urgent = false);
   void async_done_locked(uint64_t tid);
   void flusher_loop();
   void add_range_locked(uint64_t first, uint64_t count);
