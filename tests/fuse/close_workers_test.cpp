@@ -254,5 +254,30 @@ TEST_CASE("close workers: has_jobs tells whether an inode has a job deferred, qu
   CHECK_FALSE(w.has_jobs(2));
 }
 
+TEST_CASE("close workers: deferred jobs due close together start together, the oldest not early") {
+  using Clock = std::chrono::steady_clock;
+  std::mutex mu;
+  std::map<int, Clock::time_point> ran;
+  auto job = [&](int i) {
+    return [&, i] {
+      std::lock_guard<std::mutex> l(mu);
+      ran[i] = Clock::now();
+    };
+  };
+  // delay 160 ms: jobs due within 20 ms after the oldest go with it.
+  CloseWorkers w(deferring(160ms));
+  auto t0 = Clock::now();
+  w.post(1, job(1), true);
+  std::this_thread::sleep_for(10ms);
+  auto t1 = Clock::now();
+  w.post(2, job(2), true);
+  for (int i = 0; i < 3000 && w.pending() > 0; ++i) std::this_thread::sleep_for(1ms);
+  std::lock_guard<std::mutex> l(mu);
+  REQUIRE(ran.size() == 2);
+  CHECK(ran[1] - t0 >= 160ms);
+  if (t1 - t0 < 18ms)  // else the machine was too slow to post them close together
+    CHECK(ran[2] - t1 < 160ms);
+}
+
 }  // namespace
 }  // namespace strata::fuse

@@ -78,7 +78,8 @@ class CloseWorkers {
   std::deque<Job>::iterator next_runnable();
   // Deferred jobs whose time came (or all of them when stopping, or the
   // oldest while over the limit) join the queue. REQUIRES: mu_.
-  void promote_due(Clock::time_point now);
+  // Returns how many joined the queue.
+  size_t promote_due(Clock::time_point now);
   // Moves one deferred job to the back of the queue. REQUIRES: mu_.
   void promote(std::map<uint64_t, Job>::iterator it);
   // Every deferred job of ino joins the queue, in order. REQUIRES: mu_.
@@ -98,6 +99,7 @@ class CloseWorkers {
   std::set<uint64_t> open_;             // ids of jobs posted, not yet run to the end
   uint64_t posted_ = 0;
   bool stopping_ = false;
+  bool timer_taken_ = false;  // a worker waits for the oldest deferred job's time
   std::vector<std::thread> threads_;
 };
 
