@@ -293,7 +293,7 @@ Status ObjectMetaStore::replay(RecoveredState &rs) {
   while (i < entries.size()) {
     std::vector<Durable> round;
     uint64_t bytes = 0;
-    while (i < entries.size() && (round.empty() || bytes < opts_.max_batch_bytes * 4)) {
+    while (i < entries.size() && (round.empty() || bytes < opts_.apply_round_bytes)) {
       bytes += entries[i].bytes;
       round.push_back(entries[i++]);
     }
@@ -570,7 +570,7 @@ void ObjectMetaStore::applier_loop() {
     if (stopping_) break;
     // Let a round gather (see ObjectMetaStoreOptions::apply_max_delay),
     // unless the store is stopping or someone waits for the round.
-    const uint64_t round_bytes = opts_.max_batch_bytes * 4;
+    const uint64_t round_bytes = opts_.apply_round_bytes;
     const auto oldest = std::chrono::steady_clock::now();
     auto quiet_since = oldest;
     while (!stopping_ && apply_waiters_ == 0) {

@@ -46,14 +46,18 @@ struct ObjectMetaStoreOptions {
   // Journaled changes reach the directory objects in rounds: one starts
   // once the journal has been quiet for apply_quiet, once the oldest
   // waiting change has waited apply_max_delay (mds_apply_max_delay_ms), or
-  // once 4 x max_batch_bytes wait. A round writes each object it touches
+  // once apply_round_bytes wait. A round writes each object it touches
   // once (the 64 back-pointer shards, every directory changed), so under a
   // steady stream of creates longer rounds mean far fewer object writes
   // (an untar: 18,109 apply writes at 20 ms rounds for 12,516 files).
   std::chrono::milliseconds apply_interval{20};  // how often the applier looks
   std::chrono::milliseconds apply_quiet{200};
   std::chrono::milliseconds apply_max_delay{2000};
-  uint64_t max_batch_bytes = 1u << 20;  // journal bytes per append; x4 per apply round
+  uint64_t max_batch_bytes = 1u << 20;  // journal bytes per append
+  // Journal bytes that start a round (and the most one applies). Inline
+  // file data is journaled too: an untar wrote ~4 MiB a second, so at
+  // 4 MiB rounds came every second whatever apply_max_delay said.
+  uint64_t apply_round_bytes = 16u << 20;
   // Data objects of deleted files removed per second while clients are
   // busy (mds_purge_busy_rate; 0: no limit): an rm -rf should not pay for
   // its own purge. When the journal is quiet the purger runs at full speed.
