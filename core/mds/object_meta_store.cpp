@@ -418,8 +418,8 @@ void ObjectMetaStore::submit(MetaUpdate update, std::function<void(Status)> on_d
     for (const auto &c : shared->inodes) overlay_inodes_[c.ino] = OverlayInode{seq, c.inode};
   }
   const bool first = queue_.empty();
-  queue_.push_back(Queued{seq, frame_entry(seq, payload), std::move(shared),
-                          std::move(on_durable), std::chrono::steady_clock::now()});
+  queue_.push_back(Queued{seq, frame_entry(seq, payload), std::move(shared), std::move(on_durable),
+                          std::chrono::steady_clock::now()});
   queued_bytes_ += queue_.back().framed.size();
   // The writer waits for the first entry, then (gathering) only for a full
   // batch: waking it for every entry would cost a context switch each.

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "osd/op_reply.h"
 #include "osd/osd_failpoints.h"
 #include "osd/pg_host.h"
-#include "osd/op_reply.h"
 #include "osd/wire_convert.h"
 
 namespace strata::osd {

@@ -70,7 +70,7 @@ struct RepWrite {
   uint64_t rep_tid = 0;     // unique in this OSD run
   msg::ConnectionRef conn;
   msg::Message reply;
-  uint64_t client_tid = 0;  // the client's tid of the op `reply` answers
+  uint64_t client_tid = 0;   // the client's tid of the op `reply` answers
   std::shared_ptr<void> op;  // the ClientOp, to run it again if abandoned
   std::string oid;
 

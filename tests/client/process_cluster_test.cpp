@@ -325,8 +325,9 @@ TEST_CASE("real cluster: a write retried with its request id from another client
   strata_cluster_shutdown(second);
 }
 
-TEST_CASE("real cluster: a read whose reply is over the messenger's limits gets EMSGSIZE, not "
-          "silence") {
+TEST_CASE(
+    "real cluster: a read whose reply is over the messenger's limits gets EMSGSIZE, not "
+    "silence") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
   strata_cluster_t c = pc.connect();
@@ -344,7 +345,8 @@ TEST_CASE("real cluster: a read whose reply is over the messenger's limits gets 
     keys[i] = {names[i].data(), names[i].size()};
     values[i] = {value.data(), value.size()};
   }
-  for (size_t i = 0; i < n; i += 80) REQUIRE(strata_omap_set(io, "wide", &keys[i], &values[i], 80) == 0);
+  for (size_t i = 0; i < n; i += 80)
+    REQUIRE(strata_omap_set(io, "wide", &keys[i], &values[i], 80) == 0);
   strata_omap_iter_t it = nullptr;
   int rc = strata_omap_get_keys(io, "wide", keys.data(), n, &it);
   std::string why = strata_last_error();

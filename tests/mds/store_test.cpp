@@ -556,9 +556,10 @@ TEST_CASE("mds store: a burst of submits is committed in batches, not entry by e
   c->shutdown();
 }
 
-TEST_CASE("mds store: changes nobody waits for share journal writes; hurry() and flush() end "
-          "the gather",
-          "[mds][store]") {
+TEST_CASE(
+    "mds store: changes nobody waits for share journal writes; hurry() and flush() end "
+    "the gather",
+    "[mds][store]") {
   ProcessCluster &pc = shared_cluster();
   REQUIRE_CLUSTER(pc);
   auto c = connect(pc);
