@@ -400,8 +400,9 @@ void MdsServer::on_batch(const LinkRef &link, const msg::Message &m) {
   capnp::List<fsproto::Request>::Reader reqs;
   bool urgent = false;
   try {
-    reqs = pr->root<fsproto::Batch>().getRequests();
-    urgent = pr->root<fsproto::Batch>().getUrgent();
+    auto batch = pr->root<fsproto::Batch>();
+    reqs = batch.getRequests();
+    urgent = batch.getUrgent();
   } catch (const kj::Exception &e) {
     log_.warn("mds", "malformed Batch from " + link->peer() + " (session " + std::to_string(sid) +
                          "): " + e.getDescription().cStr());

@@ -10,12 +10,8 @@
 
 namespace strata::osd {
 
-void send_op_reply(const msg::ConnectionRef &conn, uint64_t tid, msg::Message reply,
-                   const std::string &what) {
-  if (!conn) return;
-  size_t bytes = reply.payload.size();
-  for (const auto &s : reply.segments) bytes += s.size();
-  if (conn->send(std::move(reply)) || !conn->is_open()) return;
+void send_reply_too_big(const msg::ConnectionRef &conn, uint64_t tid, size_t bytes,
+                        const std::string &what) {
   conn->send(build_op_reply(tid, -EMSGSIZE, 0, {}, false,
                             what + ": its reply of " + std::to_string(bytes) +
                                 " bytes is over the messenger's limits (ask for less at once)"));

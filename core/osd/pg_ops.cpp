@@ -123,7 +123,7 @@ void Pg::do_read(const ClientOpRef &op) {
   }
   send_op_reply(op->conn, op->tid,
                 build_op_reply(op->tid, out.rc, out.version, std::move(out.results)),
-                name_ + " read of '" + op->oid + "'");
+                [&] { return name_ + " read of '" + op->oid + "'"; });
 }
 
 void Pg::do_write(const ClientOpRef &op) {
@@ -149,7 +149,7 @@ void Pg::do_write(const ClientOpRef &op) {
   if (out.rc < 0 || !out.mutated) {
     send_op_reply(op->conn, op->tid,
                   build_op_reply(op->tid, out.rc, out.version, std::move(out.results)),
-                  name_ + " op on '" + op->oid + "'");
+                  [&] { return name_ + " op on '" + op->oid + "'"; });
     return;
   }
   LogEntry e{v, op->oid, out.log_op, op->reqid, 0, noi.mtime_ns};

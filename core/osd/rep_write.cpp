@@ -41,7 +41,7 @@ void send_write_reply(PgHost &host, RepWrite &w) {
     host.log().debug("osd", "op " + op->reqid.client + ":" + std::to_string(op->tid) + " acked");
   }
   send_op_reply(w.conn, w.client_tid, std::move(w.reply),
-                "pg " + pg_str(w.pgid) + " write to '" + w.oid + "' (applied)");
+                [&] { return "pg " + pg_str(w.pgid) + " write to '" + w.oid + "' (applied)"; });
 }
 
 void RepWriteTable::track(const WriteRef &w) {
