@@ -8,7 +8,7 @@ STRATA_PACKAGES=(
   libboost-dev libboost-filesystem-dev libboost-program-options-dev
   librocksdb-dev libleveldb-dev libcapnp-dev capnproto libssl-dev
   catch2 libfuse3-dev liburing-dev libisal-dev libxxhash-dev
-  libfmt-dev libspdlog-dev libcli11-dev
+  libfmt-dev libspdlog-dev libcli11-dev libgoogle-perftools-dev
   xfsprogs btrfs-progs util-linux fio e2fsprogs iproute2 binutils
   fuse3 rsync attr sqlite3 python3
   qemu-utils libnbd-bin
