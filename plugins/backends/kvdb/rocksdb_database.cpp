@@ -186,11 +186,11 @@ std::unique_ptr<Database> open_rocksdb(const std::string &path, const OpenOption
   o.max_background_jobs = 2;
   o.keep_log_file_num = 4;
   if (options.write_buffer_bytes) o.write_buffer_size = options.write_buffer_bytes;
-  // No compression where keys are young: level 0 and 1 are rewritten by
-  // every compaction, and snappy there was ~4% of an OSD's CPU in a small-
-  // file untar (flushes at each checkpoint, compactions soon after) for
-  // data that is mostly already-compact omap keys. Deeper, long-lived
-  // levels use LZ4, the cheapest codec that still halves text-like data.
+  // No compression where data is young: levels 0 and 1 are written at
+  // every checkpoint's flush and rewritten by the compactions soon after,
+  // and snappy there was ~4% of an OSD's CPU in a small-file untar (as
+  // Ceph's BlueStore, which compresses none of its RocksDB). Deeper,
+  // long-lived levels use LZ4, the cheapest codec that still shrinks text.
   o.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,
                              rocksdb::kLZ4Compression};
 
