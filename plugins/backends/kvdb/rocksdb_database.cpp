@@ -188,9 +188,8 @@ std::unique_ptr<Database> open_rocksdb(const std::string &path, const OpenOption
   if (options.write_buffer_bytes) o.write_buffer_size = options.write_buffer_bytes;
   // No compression where data is young: levels 0 and 1 are written at
   // every checkpoint's flush and rewritten by the compactions soon after,
-  // and snappy there was ~4% of an OSD's CPU in a small-file untar (as
-  // Ceph's BlueStore, which compresses none of its RocksDB). Deeper,
-  // long-lived levels use LZ4, the cheapest codec that still shrinks text.
+  // and snappy there was ~4% of an OSD's CPU in a small-file untar.
+  // Deeper, long-lived levels use LZ4, a cheap codec that still shrinks text.
   o.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,
                              rocksdb::kLZ4Compression};
 
