@@ -1,5 +1,6 @@
 #include "mds/fs_check.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -35,6 +36,7 @@ class Checker {
     if (Status st = check_hard_links(); !st.ok()) return st;
     if (Status st = check_orphans(); !st.ok()) return st;
     if (Status st = check_data(); !st.ok()) return st;
+    if (Status st = check_back_pointers(); !st.ok()) return st;
     return std::move(report_);
   }
 
@@ -215,6 +217,7 @@ class Checker {
         problem("bad_dentry", oid, "primary dentry '" + name + "' has no inode");
         continue;
       }
+      primaries_[d->ino] = Place{dir, name};
       if (d->inode->ino != d->ino)
         problem("ino_mismatch", oid,
                 "dentry '" + name + "' names ino " + hex16(d->ino) + ", its inode says " +
@@ -274,6 +277,92 @@ class Checker {
     auto r = exec(meta_, inode_oid(in.ino), std::move(op));
     if (!r.ok()) return r.status();
     if (r->rc != 0) return Status::Error(r->rc, "repairing " + inode_oid(in.ino));
+    return Status::OK();
+  }
+
+  // Every entry of one back-pointer shard: (key, value).
+  Status back_pointers_of(const std::string &oid,
+                          std::vector<std::pair<std::string, std::string>> &out) {
+    std::string after;
+    while (true) {
+      size_t before = out.size();
+      bool more = false;
+      ObjectOperation op;
+      op.omap_list(after, "", 1000, [&](const client::StepResult &s) {
+        if (s.rc != 0) return;
+        for (size_t i = 0; i < s.keys.size() && i < s.values.size(); ++i)
+          out.emplace_back(std::string(s.keys[i]), std::string(s.values[i]));
+        more = s.more;
+      });
+      auto r = exec(meta_, oid, std::move(op));
+      if (!r.ok()) return r.status();
+      if (r->rc == -ENOENT) return Status::OK();
+      if (r->rc != 0) return Status::Error(r->rc, "listing " + oid);
+      if (!more || out.size() == before) return Status::OK();
+      after = out.back().first;
+    }
+  }
+
+  static std::string back_pointer_value(const Place &p) {
+    std::string v;
+    for (int i = 0; i < 8; ++i) v.push_back(static_cast<char>((p.parent >> (8 * i)) & 0xff));
+    return v + p.name;
+  }
+
+  // Each primary inode's back-pointer (b.<ino % 64>, key hex16(ino): the
+  // parent, 8 bytes little-endian, then the name) must name the dentry that
+  // holds it: an MDS that took over finds inodes it never saw through them.
+  // One of an inode that no primary dentry holds is stale (repaired by
+  // removing it); a missing or wrong one is rewritten.
+  Status check_back_pointers() {
+    std::map<Ino, std::string> seen;
+    for (unsigned shard = 0; shard < 64; ++shard) {
+      const std::string oid = backptr_oid(shard);
+      std::vector<std::pair<std::string, std::string>> entries;
+      if (Status st = back_pointers_of(oid, entries); !st.ok()) return st;
+      std::vector<std::string> stale;
+      for (auto &[key, value] : entries) {
+        auto ino = parse_hex(key);
+        if (!ino || !primaries_.count(*ino)) {
+          stale.push_back(key);
+          continue;
+        }
+        seen[*ino] = std::move(value);
+      }
+      if (!stale.empty()) {
+        for (size_t i = 0; repair_ && i < stale.size(); i += 1000) {
+          ObjectOperation op;
+          op.omap_rm_keys(std::vector<std::string>(
+              stale.begin() + i, stale.begin() + std::min(stale.size(), i + 1000)));
+          auto r = exec(meta_, oid, std::move(op));
+          if (!r.ok()) return r.status();
+          if (r->rc != 0) return Status::Error(r->rc, "repairing " + oid);
+        }
+        // One line per shard: a leak leaves thousands.
+        problem("stale_backptr", oid,
+                std::to_string(stale.size()) + " back-pointers of inodes no dentry holds (first " +
+                    stale.front() + ")",
+                repair_);
+      }
+    }
+    for (const auto &[ino, place] : primaries_) {
+      if (ino == kRootIno) continue;
+      const std::string want = back_pointer_value(place);
+      auto it = seen.find(ino);
+      if (it != seen.end() && it->second == want) continue;
+      const std::string oid = backptr_oid(ino);
+      if (repair_) {
+        ObjectOperation op;
+        op.omap_set({hex16(ino)}, {want});
+        auto r = exec(meta_, oid, std::move(op));
+        if (!r.ok()) return r.status();
+        if (r->rc != 0) return Status::Error(r->rc, "repairing " + oid);
+      }
+      problem("bad_backptr", oid,
+              "inode " + hex16(ino) + (it == seen.end() ? " has no back-pointer" : "'s back-pointer") +
+                  " (dentry '" + place.name + "' in " + hex16(place.parent) + ")",
+              repair_);
+    }
     return Status::OK();
   }
 
@@ -364,6 +453,7 @@ class Checker {
   std::set<Ino> inode_objects_;
   std::set<Ino> reached_dirs_;
   std::map<Ino, uint32_t> remote_names_;
+  std::map<Ino, Place> primaries_;  // primary inode -> the dentry holding it
   std::set<Ino> known_data_;
   std::set<Ino> inline_files_;
 };

@@ -3,15 +3,17 @@
 // dentries that do not decode, primary inodes whose ino differs from the
 // dentry's, remote dentries without i.<ino>, link counts (names of a
 // hard-linked inode; 2 + subdirectories of a directory), directories
-// reached twice, orphan d./i. objects and data objects of no inode.
+// reached twice, orphan d./i. objects, data objects of no inode, and
+// back-pointers (b.<shard>) that are stale, missing or wrong.
 //
 // It needs the journal applied (no MDS active for the filesystem, and the
 // last one closed cleanly or its successor opened): with journal entries
 // not yet applied it refuses (kJournalNotApplied) instead of reporting
 // changes in flight as problems.
 //
-// repair fixes what is safe: link counts are rewritten, orphan objects
-// (unreachable d./i. objects, data objects of no inode) are removed.
+// repair fixes what is safe: link counts and back-pointers are rewritten,
+// orphan objects (unreachable d./i. objects, data objects of no inode) and
+// stale back-pointers are removed.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,8 @@ namespace strata::mds {
 
 struct FsProblem {
   std::string kind;    // bad_dentry, ino_mismatch, missing_inode, bad_nlink, dir_linked_twice,
-                       // orphan_dir, orphan_inode, orphan_data
+                       // orphan_dir, orphan_inode, orphan_data, stale_data, stale_backptr,
+                       // bad_backptr
   std::string object;  // the object it is about
   std::string detail;
   bool repaired = false;

@@ -215,6 +215,7 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
     where_.erase(in.ino);
     cache_.forget_dir(in.ino);
     u.removed_dirs.push_back(in.ino);
+    u.dropped_back_pointers.push_back(in.ino);
     return;
   }
   in.nlink = in.nlink > 0 ? in.nlink - 1 : 0;
@@ -238,6 +239,7 @@ void MdsServer::drop_link(MetaUpdate &u, Loaded &victim, Time now) {
     strays_.insert(in.ino);
     return;
   }
+  if (!victim.table) u.dropped_back_pointers.push_back(in.ino);
   if (in.type == FileType::kRegular) purge_file(u, in);
 }
 
@@ -289,6 +291,7 @@ void MdsServer::maybe_purge_stray(Ino ino) {
   MetaUpdate u;
   remove_dentry(u, kStrayIno, hex16(ino));
   where_.erase(ino);
+  u.dropped_back_pointers.push_back(ino);
   if (d.ok() && *d && (*d)->inode) purge_file(u, *(*d)->inode);
   store_.submit(std::move(u), [this](Status st) {
     if (std::abs(st.code()) == ECANCELED && !fenced_.exchange(true) && opts_.on_fenced)
@@ -609,6 +612,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         old.type = in.type;
         old.remote = true;
         set_dentry(o.update, target.loc.parent, old);
+        o.update.dropped_back_pointers.push_back(in.ino);
         where_.erase(in.ino);
         target.table = true;
         table_.insert(in.ino);

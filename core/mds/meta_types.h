@@ -130,9 +130,13 @@ struct MetaUpdate {
   // Directories that went away (rmdir, rename over one): the store removes
   // their fragment objects once the dentry removal is applied.
   std::vector<Ino> removed_dirs;
+  // Inodes no primary dentry names any more (gone, or moved to the inode
+  // table by a hard link): their back-pointers go, or the shards would grow
+  // with every file ever created.
+  std::vector<Ino> dropped_back_pointers;
   bool empty() const {
     return dentries.empty() && inodes.empty() && !ino_next && sessions.empty() && purges.empty() &&
-           removed_dirs.empty();
+           removed_dirs.empty() && dropped_back_pointers.empty();
   }
 };
 

@@ -59,6 +59,10 @@ struct ObjectWrites {
   std::vector<std::string> set_keys, set_values, rm_keys;
   std::optional<std::string> header;
   bool remove = false;
+  // Removing keys of an object that may not exist yet (a back-pointer shard
+  // whose first entry was made and dropped in the same round): the OSD
+  // refuses omap removals on a missing object.
+  bool create = false;
 };
 
 std::vector<client::ObjectOperation> ops_for(ObjectWrites &w) {
@@ -73,6 +77,7 @@ std::vector<client::ObjectOperation> ops_for(ObjectWrites &w) {
   bool first = true;
   while (first || i < w.set_keys.size() || j < w.rm_keys.size()) {
     client::ObjectOperation op;
+    if (first && w.create) op.create(false);
     if (first && w.header) op.omap_set_header(*w.header);
     size_t bytes = 0;
     std::vector<std::string> ks, vs, rs;
@@ -646,8 +651,10 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
   std::optional<Ino> ino_next;
   std::vector<PurgeRec> purges;
   std::set<Ino> removed_dirs;
+  std::set<Ino> dropped_back_pointers;
   for (const auto &u : ups) {
     removed_dirs.insert(u->removed_dirs.begin(), u->removed_dirs.end());
+    dropped_back_pointers.insert(u->dropped_back_pointers.begin(), u->dropped_back_pointers.end());
     for (const auto &c : u->dentries) dirs[c.dir][c.name] = c.dentry;
     for (const auto &c : u->inodes) inodes[c.ino] = c.inode;
     for (const auto &c : u->sessions) sessions[c.id] = c.session;
@@ -666,7 +673,7 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
         w.set_keys.push_back(name);
         w.set_values.push_back(encode_dentry(*d));
         deltas[dir]++;
-        if (!d->remote) {
+        if (!d->remote && !dropped_back_pointers.count(d->ino)) {
           // Back-pointer: 8 bytes parent (LE), then the name.
           auto &b = writes[backptr_oid(d->ino)];
           std::string v;
@@ -680,6 +687,13 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
         deltas[dir]--;
       }
     }
+  }
+  // (A primary dentry set in the same batch as its inode's drop was removed
+  // again later in it: the merged dentries hold each name's last state.)
+  for (Ino ino : dropped_back_pointers) {
+    auto &b = writes[backptr_oid(ino)];
+    b.rm_keys.push_back(hex16(ino));
+    b.create = true;
   }
   // A removed directory was empty: its fragments go whole (an entry written
   // to it earlier in this batch was removed again before the rmdir).

@@ -299,6 +299,9 @@ std::string encode_update(const MetaUpdate &u) {
   for (unsigned i = 0; i < u.purges.size(); ++i) fill_purge(ps[i], u.purges[i]);
   auto rd = b.initRemovedDirs(static_cast<unsigned>(u.removed_dirs.size()));
   for (unsigned i = 0; i < u.removed_dirs.size(); ++i) rd.set(i, u.removed_dirs[i]);
+  auto db = b.initDroppedBackPointers(static_cast<unsigned>(u.dropped_back_pointers.size()));
+  for (unsigned i = 0; i < u.dropped_back_pointers.size(); ++i)
+    db.set(i, u.dropped_back_pointers[i]);
   return to_bytes(mb);
 }
 
@@ -336,6 +339,7 @@ Result<MetaUpdate> decode_update(std::string_view bytes, const std::string &what
         }
         for (auto p : r.getPurges()) u.purges.push_back(read_purge(p));
         for (uint64_t d : r.getRemovedDirs()) u.removed_dirs.push_back(d);
+        for (uint64_t i : r.getDroppedBackPointers()) u.dropped_back_pointers.push_back(i);
         return u;
       });
 }

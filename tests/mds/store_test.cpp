@@ -520,6 +520,96 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fix
   c->shutdown();
 }
 
+TEST_CASE("mds store: a dropped inode's back-pointer goes and fs check repairs stale ones",
+          "[mds][store][fscheck]") {
+  ProcessCluster &pc = shared_cluster();
+  REQUIRE_CLUSTER(pc);
+  auto c = connect(pc);
+  uint32_t meta = make_pool(pc, *c, "mds_backptr_meta");
+  uint32_t data = make_pool(pc, *c, "mds_backptr_data");
+  auto back_pointer_of = [&](ObjectMetaStore &s, Ino ino) {
+    auto bp = s.back_pointer(ino);
+    REQUIRE(bp.ok());
+    return *bp;
+  };
+  {
+    ObjectMetaStore s(c, meta);
+    REQUIRE(s.open(1).ok());
+    MetaUpdate u;
+    for (Ino ino = 0x1000; ino < 0x1004; ++ino) {
+      MetaUpdate one = create(kRootIno, "f" + std::to_string(ino - 0x1000), ino);
+      u.dentries.push_back(one.dentries[0]);
+    }
+    u.ino_next = 0x1004;
+    REQUIRE(submit_sync(s, u).ok());
+    REQUIRE(s.wait_applied().ok());
+    auto bp = back_pointer_of(s, 0x1000);
+    REQUIRE(bp);
+    CHECK(bp->parent == kRootIno);
+    CHECK(bp->name == "f0");
+
+    // f0 unlinked; g made and unlinked before any apply round, its
+    // shard (b.3f) never written: the removal must not fail on it.
+    MetaUpdate rm;
+    rm.dentries.push_back(DentryChange{kRootIno, "f0", std::nullopt});
+    rm.dropped_back_pointers.push_back(0x1000);
+    REQUIRE(submit_sync(s, rm).ok());
+    MetaUpdate g = create(kRootIno, "g", 0x203f);
+    REQUIRE(submit_sync(s, g).ok());
+    MetaUpdate rmg;
+    rmg.dentries.push_back(DentryChange{kRootIno, "g", std::nullopt});
+    rmg.dropped_back_pointers.push_back(0x203f);
+    REQUIRE(submit_sync(s, rmg).ok());
+    REQUIRE(s.wait_applied().ok());
+    CHECK(!back_pointer_of(s, 0x1000));
+    CHECK(!back_pointer_of(s, 0x203f));
+    CHECK(back_pointer_of(s, 0x1001));
+    s.close();
+  }
+  auto clean = fs_check(*c, meta, data, false);
+  REQUIRE(clean.ok());
+  std::string found;
+  for (auto &p : clean->problems) found += p.kind + " " + p.object + ": " + p.detail + "\n";
+  INFO(found);
+  CHECK(clean->problems.empty());
+
+  // A leak from before the fix (a back-pointer of an inode no dentry holds)
+  // and a wrong one (f1's names another dentry).
+  client::ObjectOperation leak;
+  leak.omap_set({hex16(0x7777)}, {std::string(8, '\0') + "gone"});
+  auto w = c->execute(meta, backptr_oid(0x7777), std::move(leak));
+  REQUIRE(w.ok());
+  REQUIRE(w->rc == 0);
+  client::ObjectOperation wrong;
+  wrong.omap_set({hex16(0x1001)}, {std::string("\x01\0\0\0\0\0\0\0", 8) + "elsewhere"});
+  w = c->execute(meta, backptr_oid(0x1001), std::move(wrong));
+  REQUIRE(w.ok());
+  REQUIRE(w->rc == 0);
+  auto rep = fs_check(*c, meta, data, false);
+  REQUIRE(rep.ok());
+  std::set<std::string> kinds;
+  for (auto &p : rep->problems) kinds.insert(p.kind + " " + p.object);
+  CHECK(kinds.count("stale_backptr b.37") == 1);
+  CHECK(kinds.count("bad_backptr b.01") == 1);
+  CHECK(rep->problems.size() == 2);
+  auto fixed = fs_check(*c, meta, data, true);
+  REQUIRE(fixed.ok());
+  CHECK(fixed->unrepaired() == 0);
+  auto again = fs_check(*c, meta, data, false);
+  REQUIRE(again.ok());
+  CHECK(again->problems.empty());
+  {
+    ObjectMetaStore s(c, meta);
+    REQUIRE(s.open(2).ok());
+    auto bp = back_pointer_of(s, 0x1001);
+    REQUIRE(bp);
+    CHECK(bp->name == "f1");
+    CHECK(!back_pointer_of(s, 0x7777));
+    s.close();
+  }
+  c->shutdown();
+}
+
 // Group commit: a burst of submits shares journal writes, and the applier
 // writes each touched object once per round, not once per entry. The
 // timings printed are figures for the reader, never asserted.

@@ -113,4 +113,5 @@ struct MetaUpdate {
   sessions @4 :List(SessionChange);
   purges @5 :List(Purge);
   removedDirs @6 :List(UInt64);   # directories whose d.<ino> objects go
+  droppedBackPointers @7 :List(UInt64);  # inodes whose b.<shard> entries go
 }
