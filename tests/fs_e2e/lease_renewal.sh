@@ -4,6 +4,9 @@
 # round trip 15 s later (the client renews the leases of files it opened or
 # closed within a lease), while a file left alone lets its lease run out
 # and its next open asks the MDS again (seed 002: nothing idle is pinned).
+# A tree the client had whole and then left until its leases ran out is
+# walked again (lookups by name, as a no-op rsync does) at one round trip
+# a directory: each directory's first lookup reads its listing.
 # Round trips are read from the mount's metrics (SIGUSR1 into its log).
 #
 #   lease_renewal.sh STRATA SCRATCH_DIR
@@ -40,6 +43,20 @@ client=$("$mount_sh" mount "$strata" "$cluster/strata.conf" "$mnt" "$log")
 # The client's synchronous opens so far (its metrics, printed on SIGUSR1).
 source "$here/mount_metric.sh"
 sync_opens() { mount_metric "$client" "$log" 'strata_fuse_mds_requests_by_kind_total{kind="open",mode="sync"}'; }
+round_trips() { mount_metric "$client" "$log" strata_fuse_mds_round_trips_total; }
+
+# Made here, so complete in the client's cache; left alone from now on.
+dirs=8
+files=25
+names=()
+mkdir "$mnt/walk"
+for d in $(seq 1 $dirs); do
+  mkdir "$mnt/walk/d$d"
+  for f in $(seq 1 $files); do
+    echo "walk $d $f" >"$mnt/walk/d$d/f$f"
+    names+=("$mnt/walk/d$d/f$f")
+  done
+done
 
 mkdir "$mnt/busy" "$mnt/idle"
 for i in $(seq 1 40); do echo "busy $i" >"$mnt/busy/f$i"; done
@@ -63,6 +80,24 @@ before=$(sync_opens)
 [ "$(cat "$mnt/idle/f")" = idle ] || fail "idle/f reads wrong"
 after=$(sync_opens)
 [ $((after - before)) -eq 1 ] || fail "the idle file's open did not ask the MDS ($((after - before)))"
+
+# The walk tree: unused for 17 s or more by now (renewals stop one lease
+# after the last use, so its leases ran out). Every name looked up again.
+sleep 2
+before=$(round_trips)
+sizes=$(stat -c %s "${names[@]}" | sort -u)
+after=$(round_trips)
+[ "$sizes" = "$(echo "walk 1 1" | wc -c)" ] || [ "$(echo "$sizes" | wc -l)" -le 2 ] ||
+  fail "the walk tree's files have sizes $sizes"
+walked=$((after - before))
+echo "lease_renewal: $((dirs * files)) names in $dirs directories looked up after their leases" \
+  "ran out: $walked MDS round trips"
+# One a directory (and walk/ itself), a renewal or two besides; without
+# the listing at the first lookup it was 3 a directory.
+[ "$walked" -le $((dirs + 4)) ] || fail "$walked round trips to walk $dirs directories again"
+for d in 1 $dirs; do
+  [ "$(cat "$mnt/walk/d$d/f$files")" = "walk $d $files" ] || fail "walk/d$d/f$files reads wrong"
+done
 
 "$mount_sh" umount "$strata" "$mnt"
 echo "lease_renewal: ok"

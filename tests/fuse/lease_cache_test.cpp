@@ -369,3 +369,23 @@ TEST_CASE("a listing started before any lease counts changes from its start") {
   c.end_listing(kDir);
   CHECK(c.lookup(kDir, "a", 0).found == Found::kNegative);
 }
+
+TEST_CASE("a directory listed whole is remembered after its lease ran out") {
+  LeaseCache c;
+  fill(c);                                 // complete, leased until t=1000
+  c.put_dir_lease(kOther, lease(1, 1000), false);
+  c.put_entry(kOther, "a", file(200));     // never listed whole
+  CHECK(c.listed_before(kDir));
+  CHECK(!c.listed_before(kOther));
+  c.expire(1000);
+  CHECK(c.listed_before(kDir));
+  CHECK(!c.listed_before(kOther));
+  // A new grant answers nothing from before; the history stays.
+  c.put_dir_lease(kDir, lease(2, 2000), false);
+  CHECK(c.lookup(kDir, "a", 1500).found == Found::kMiss);
+  CHECK(c.listed_before(kDir));
+  // Replaced by a new grant before expire() swept it: remembered too.
+  fill(c, kOther);
+  c.put_dir_lease(kOther, lease(7, 3000), false);
+  CHECK(c.listed_before(kOther));
+}

@@ -83,19 +83,30 @@ int Filesystem::read_listing(fuse_req_t req, uint64_t dir, uint32_t max_pages,
 bool Filesystem::prefetch_listing(fuse_req_t req, uint64_t dir) {
   if (!settings_.prefetch_listings) return false;
   auto lease = cache_.dir_lease(dir, now_ms());
-  // Exclusive (nobody else is reading or changing it), not yet listed,
-  // and not for the first miss: a lone stat stays one small lookup.
-  if (!lease || lease->second || lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE))
+  // Listed whole here before its lease ran out: a walk over it again
+  // reads the listing at its first miss, even without a lease (the
+  // listing brings one): one round trip for the directory, not a lookup
+  // or two and then the listing.
+  const bool again = cache_.listed_before(dir);
+  // Otherwise exclusive (nobody else is reading or changing it), not yet
+  // listed, and not for the first miss: a lone stat stays one small lookup.
+  if (!lease && !again) return false;
+  if (lease && (lease->second || (!again && lease->first.kind !=
+                                                uint32_t(fsproto::LeaseKind::DIR_WRITE))))
     return false;
   if (!settings_.default_permissions) {
     // What the listing then answers skips the MDS's search check.
     auto p = cache_.inode(dir, now_ms());
     if (!p || denied(req, p->first, 1)) return false;
   }
-  if (!cache_.note_miss(dir, kPrefetchMisses)) return false;
+  if (lease && !cache_.note_miss(dir, again ? 1 : kPrefetchMisses)) return false;
   counters_.listing_prefetch();
   bool complete = false;
-  return read_listing(req, dir, kPrefetchPages, nullptr, &complete) == 0 && complete;
+  bool ok = read_listing(req, dir, kPrefetchPages, nullptr, &complete) == 0 && complete;
+  // Once per grant: a directory too large to list in kPrefetchPages is
+  // not read again at its next miss under the lease this listing got.
+  if (!lease && !ok) cache_.note_miss(dir, 1);
+  return ok;
 }
 
 void Filesystem::opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {

@@ -198,7 +198,9 @@ class Filesystem {
                    const std::function<void(const std::string &, const DirEntry &)> &each,
                    bool *complete = nullptr);
   // A lookup missed: list the directory instead, when it is ours alone
-  // (dirWrite) and this is its kPrefetchMisses-th miss under the lease.
+  // (dirWrite) and this is its kPrefetchMisses-th miss under the lease, or
+  // at its first miss when it was listed whole here before
+  // (LeaseCache::listed_before).
   // True when the cache now answers for every name in it.
   bool prefetch_listing(fuse_req_t req, uint64_t dir);
   static constexpr uint32_t kPrefetchMisses = 2;

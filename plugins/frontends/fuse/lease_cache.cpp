@@ -90,6 +90,7 @@ void LeaseCache::put_dir_lease(uint64_t dir, const LeaseGrant &lease, bool /*com
   bool same = d.generation != 0 && d.lease.kind == lease.kind &&
               (d.lease.seq == lease.seq || d.lease.seq == 0);
   if (!same) {
+    remember_listed(dir, d);
     d.entries.clear();
     d.absent.clear();
     d.misses = 0;
@@ -153,6 +154,20 @@ bool LeaseCache::note_miss(uint64_t dir, uint32_t nth) {
   auto it = dirs_.find(dir);
   if (it == dirs_.end() || it->second.complete) return false;
   return ++it->second.misses == nth;
+}
+
+void LeaseCache::remember_listed(uint64_t dir, const CachedDir &d) {
+  if (!d.complete) return;
+  if (listed_before_.size() >= kMaxListedBefore) listed_before_.clear();
+  listed_before_.insert(dir);
+}
+
+bool LeaseCache::listed_before(uint64_t dir) const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (listed_before_.count(dir)) return true;
+  // Ran out, not yet swept by expire().
+  auto it = dirs_.find(dir);
+  return it != dirs_.end() && it->second.complete;
 }
 
 uint64_t LeaseCache::dir_seq(uint64_t dir) const {
@@ -343,6 +358,7 @@ size_t LeaseCache::expire(int64_t now_ms) {
   size_t n = 0;
   for (auto it = dirs_.begin(); it != dirs_.end();) {
     if (it->second.lease.expires_ms <= now_ms && it->second.listings == 0) {
+      remember_listed(it->first, it->second);
       n += 1 + it->second.entries.size();
       it = dirs_.erase(it);
     } else {

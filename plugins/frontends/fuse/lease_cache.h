@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -88,6 +89,14 @@ class LeaseCache {
   // A lookup missed in dir: true once per grant, at its `nth` miss (the
   // caller then reads the listing: prefetch_listing).
   bool note_miss(uint64_t dir, uint32_t nth);
+  // Whether dir was complete here, under its lease now or under one that
+  // ran out since (or was replaced by a new grant): a walk over it again
+  // (rsync, find, make after a pause) will likely look up most of its
+  // names. Only history: nothing cached under an old lease is answered
+  // from. At most kMaxListedBefore directories whose lease ended are
+  // remembered (then it starts over).
+  bool listed_before(uint64_t dir) const;
+  static constexpr size_t kMaxListedBefore = 1u << 16;
   // The seq of the lease dir is cached under; 0: none.
   uint64_t dir_seq(uint64_t dir) const;
   // The live lease on dir and whether its listing is complete.
@@ -178,12 +187,14 @@ class LeaseCache {
   int64_t expiry_locked(const CachedInode &c) const;
   const CachedDir *live_dir(uint64_t dir, int64_t now_ms) const;
   static void note_change(CachedDir &d, const std::string &name);
+  void remember_listed(uint64_t dir, const CachedDir &d);  // REQUIRES: mu_
   // A grant revoked before: its seq is at most the one recorded for ino.
   bool refused_locked(uint64_t ino, const LeaseGrant &lease) const;
 
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, CachedDir> dirs_;
   std::unordered_map<uint64_t, CachedInode> inodes_;
+  std::unordered_set<uint64_t> listed_before_;
   // ino -> (the newest seq revoked, when). expire() forgets a record after
   // kRevokedKeepMs: by then any reply sent before the revoke was absorbed
   // (and any grant in it ran out, unless mds_lease_ms is longer).
