@@ -59,10 +59,6 @@ struct ObjectWrites {
   std::vector<std::string> set_keys, set_values, rm_keys;
   std::optional<std::string> header;
   bool remove = false;
-  // Removing keys of an object that may not exist yet (a back-pointer shard
-  // whose first entry was made and dropped in the same round): the OSD
-  // refuses omap removals on a missing object.
-  bool create = false;
 };
 
 std::vector<client::ObjectOperation> ops_for(ObjectWrites &w) {
@@ -77,7 +73,6 @@ std::vector<client::ObjectOperation> ops_for(ObjectWrites &w) {
   bool first = true;
   while (first || i < w.set_keys.size() || j < w.rm_keys.size()) {
     client::ObjectOperation op;
-    if (first && w.create) op.create(false);
     if (first && w.header) op.omap_set_header(*w.header);
     size_t bytes = 0;
     std::vector<std::string> ks, vs, rs;
@@ -690,11 +685,9 @@ Status ObjectMetaStore::apply_updates(const std::vector<std::shared_ptr<const Me
   }
   // (A primary dentry set in the same batch as its inode's drop was removed
   // again later in it: the merged dentries hold each name's last state.)
-  for (Ino ino : dropped_back_pointers) {
-    auto &b = writes[backptr_oid(ino)];
-    b.rm_keys.push_back(hex16(ino));
-    b.create = true;
-  }
+  // (A shard never written answers ENOENT, which the apply takes as done;
+  // a removal only, not a create, so a full pool does not refuse it.)
+  for (Ino ino : dropped_back_pointers) writes[backptr_oid(ino)].rm_keys.push_back(hex16(ino));
   // A removed directory was empty: its fragments go whole (an entry written
   // to it earlier in this batch was removed again before the rmdir).
   for (Ino dir : removed_dirs) {
