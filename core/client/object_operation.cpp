@@ -313,6 +313,7 @@ ObjectOperation ObjectOperation::borrowing_copy() const {
   c.meta_bytes_ = meta_bytes_;
   c.is_write_ = is_write_;
   c.request_id_ = request_id_;
+  c.full_try_ = full_try_;
   c.borrow_ = true;
   c.error_ = error_;
   return c;

@@ -126,6 +126,12 @@ class ObjectOperation {
   void set_request_id(std::string_view id);
   const std::string &request_id() const { return request_id_; }
 
+  // Past the cluster's full ratio (up to the OSDs' failsafe ratio) this
+  // write still goes through: for metadata whose changes free space (the
+  // MDS's journal and directory objects), never for bulk data.
+  void set_full_try(bool on = true) { full_try_ = on; }
+  bool full_try() const { return full_try_; }
+
   // Guards: fail the whole request before anything is applied.
   void assert_exists();
   void assert_version(uint64_t version);
@@ -205,6 +211,7 @@ class ObjectOperation {
   bool is_write_ = false;
   bool borrow_ = false;
   std::string request_id_;
+  bool full_try_ = false;
   Status error_;
 };
 

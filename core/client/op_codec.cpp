@@ -57,6 +57,7 @@ msg::Message encode_op_request(const OpRequestHeader &h, const ObjectOperation &
   req.setMapEpoch(h.map_epoch);
   req.setIsWrite(op.is_write());
   if (!op.request_id().empty()) req.setRequestId(text(op.request_id()));
+  req.setFullTry(op.full_try());
   auto ops = req.initOps(static_cast<unsigned>(op.steps().size()));
   for (size_t i = 0; i < op.steps().size(); ++i) fill_step(op.steps()[i], ops[static_cast<unsigned>(i)]);
   std::vector<std::string> segments;

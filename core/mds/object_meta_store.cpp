@@ -104,7 +104,13 @@ ObjectMetaStore::ObjectMetaStore(std::shared_ptr<client::ClusterClient> cluster,
 
 ObjectMetaStore::~ObjectMetaStore() { close(); }
 
+// Every write of the store passes the cluster's full flags (up to the
+// OSDs' failsafe ratio): the journal must take the unlinks that give a full
+// filesystem its space back, and the apply and the purges must follow. The
+// clients' data writes get ENOSPC at the full ratio; metadata (inline file
+// data included) can grow past it up to the failsafe ratio.
 Result<client::OpOutcome> ObjectMetaStore::exec(const std::string &oid, Op op, uint32_t pool) {
+  op.set_full_try();
   auto r = cluster_->execute(pool, oid, std::move(op));
   if (!r.ok()) return r.status().Context(oid);
   return r;
@@ -130,6 +136,7 @@ Status ObjectMetaStore::exec_parallel(std::vector<std::pair<std::string, Op>> op
   if (!objecter) return Status::Error(ENOTCONN, "metadata store: the cluster is not connected");
   for (auto &[oid, op] : ops) {
     std::string name = oid;
+    op.set_full_try();  // as exec()
     Status st = objecter->submit(pool, oid, std::move(op),
                                  [finish, name, enoent_ok](const client::OpOutcome &o) {
                                    if (o.rc == 0 || (enoent_ok && o.rc == -ENOENT))

@@ -125,6 +125,7 @@ Result<ClientOpRef> decode_op_request(msg::Message &&m, const msg::ConnectionRef
     op->oid = r.getOid();
     op->map_epoch = r.getMapEpoch();
     op->is_write = r.getIsWrite();
+    op->full_try = r.getFullTry();
     auto ops = r.getOps();
     op->ops.reserve(ops.size());
     for (auto o : ops) {

@@ -41,6 +41,7 @@ struct ClientOp {
   std::string oid;
   uint64_t map_epoch = 0;
   bool is_write = false;
+  bool full_try = false;  // OpRequest.fullTry: the map's full flags do not refuse it
   std::vector<OsdOp> ops;
   // The one large WRITE_FULL's data, staged on arrival (osd/stage_pool.h).
   store::StagedWriteRef staged;

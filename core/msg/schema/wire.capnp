@@ -290,6 +290,11 @@ struct OpRequest {
   # set, the OSDs deduplicate the write by it instead of by (client, tid),
   # so a retry from another client instance is applied at most once too.
   requestId @8 :Text;
+  # Space-using steps go through while the cluster map marks an OSD of the
+  # PG full (not past an OSD's failsafe ratio): the metadata server's
+  # writes, whose journaled unlinks are how a full filesystem gets space
+  # back. Clients' data writes never set it.
+  fullTry @9 :Bool;
 }
 
 struct OpResult {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A filesystem on a cluster that fills up (three OSDs on 320 MiB XFS
+# images, the full ratio at its default 0.95) gets its space back the way
+# users get it back: by deleting files.
+#  - 4 MiB files written with fsync until the cluster is full: the last
+#    fsync fails with ENOSPC (not a hang); every earlier file reads back;
+#  - rm -rf of the files on the full cluster returns, syncfs returns (the
+#    MDS's journal and directory writes pass the full flags, up to the
+#    OSDs' failsafe ratio), the purges free the space and the full flags
+#    clear;
+#  - writes go through again; fs check clean.
+#
+#   full_pool.sh STRATA SCRATCH_DIR
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cluster_sh=$here/../scripts/cluster.sh
+mount_sh=$here/../../bench/fs/strata_mount.sh
+[ $# -eq 2 ] || { echo "usage: full_pool.sh STRATA SCRATCH_DIR" >&2; exit 2; }
+strata=$1
+scratch=$2
+cluster=$scratch/cluster
+mnt=$scratch/mnt
+cleanup() (
+  set +e
+  "$mount_sh" umount "$strata" "$mnt"
+  "$cluster_sh" down "$strata" "$cluster" >/dev/null
+)
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fail() {
+  echo "full_pool: FAIL: $*" >&2
+  exit 1
+}
+
+cleanup
+mkdir -p "$mnt"
+"$cluster_sh" up "$strata" "$cluster" --mds 1 --backend xfs --journal file --size-mb 320 \
+  --pg-num 8 --set journal_size=32M --set client_op_timeout_ms=30000 >"$scratch/up.log" 2>&1 ||
+  { tail -n 30 "$scratch/up.log" >&2; exit 1; }
+conf=$cluster/strata.conf
+"$mount_sh" mount "$strata" "$conf" "$mnt" "$scratch/mount.log" >/dev/null
+full_osds() { timeout 20 "$strata" status --conf "$conf" | grep -c 'full osd(s) refuse' || true; }
+
+head -c $((4 << 20)) /dev/urandom >"$scratch/block"
+mkdir "$mnt/big"
+written=0
+rc=0
+while [ $written -lt 200 ]; do
+  timeout 120 dd if="$scratch/block" of="$mnt/big/f$written" bs=4M conv=fsync status=none \
+    2>"$scratch/dd.err" || { rc=$?; break; }
+  written=$((written + 1))
+done
+echo "full_pool: $written files of 4 MiB fsync'd, then: $(cat "$scratch/dd.err")"
+[ $rc -ne 124 ] || fail "a write on the full cluster hung (no answer in 120 s)"
+[ $rc -ne 0 ] || fail "200 files of 4 MiB went into 3 x 320 MiB disks"
+grep -q 'No space left on device' "$scratch/dd.err" || fail "the failed write did not say ENOSPC"
+[ $written -ge 10 ] || fail "only $written files before ENOSPC"
+[ "$(full_osds)" -ge 1 ] || fail "ENOSPC, but the cluster does not say it is full"
+for f in 0 $((written / 2)) $((written - 1)); do
+  cmp -s "$scratch/block" "$mnt/big/f$f" || fail "big/f$f, fsync'd before the cluster was full, reads back wrong"
+done
+
+# Deleting on the full cluster: the unlinks are journaled, the purges run.
+timeout 60 rm -rf "$mnt/big" || fail "rm -rf on the full cluster failed or hung ($?)"
+timeout 60 sync -f "$mnt" || fail "syncfs after the rm -rf failed or hung ($?)"
+cleared=0
+for _ in $(seq 1 60); do
+  if [ "$(full_osds)" -eq 0 ]; then
+    cleared=1
+    break
+  fi
+  sleep 1
+done
+[ $cleared -eq 1 ] || fail "60 s after the rm -rf the cluster is still full"
+echo "full_pool: the rm -rf freed the space; the full flags cleared"
+
+timeout 60 dd if="$scratch/block" of="$mnt/after" bs=4M conv=fsync status=none ||
+  fail "a write after the space came back failed ($?)"
+cmp -s "$scratch/block" "$mnt/after" || fail "the write after the space came back reads back wrong"
+"$mount_sh" umount "$strata" "$mnt"
+"$here/fs_check_clean.sh" "$strata" "$conf" default 60 || fail "strata fs check default"
+echo "full_pool: ok"
