@@ -158,31 +158,39 @@ class Checker {
     return decode_dir_header(header, dir_oid(dir, 0) + " header");
   }
 
+  // Every omap entry of one object, (key, value) in key order; none when
+  // the object does not exist.
+  Status omap_of(const std::string &oid, std::vector<std::pair<std::string, std::string>> &out) {
+    std::string after;
+    while (true) {
+      size_t before = out.size();
+      bool more = false;
+      ObjectOperation op;
+      op.omap_list(after, "", 1000, [&](const client::StepResult &s) {
+        if (s.rc != 0) return;
+        for (size_t i = 0; i < s.keys.size() && i < s.values.size(); ++i)
+          out.emplace_back(std::string(s.keys[i]), std::string(s.values[i]));
+        more = s.more;
+      });
+      auto r = exec(meta_, oid, std::move(op));
+      if (!r.ok()) return r.status();
+      if (r->rc == -ENOENT) return Status::OK();
+      if (r->rc != 0) return Status::Error(r->rc, "listing " + oid);
+      if (!more || out.size() == before) return Status::OK();
+      after = out.back().first;
+    }
+  }
+
   // Every entry of a directory: (fragment oid, name, raw value).
   Status entries_of(Ino dir, std::vector<std::tuple<std::string, std::string, std::string>> &out) {
     auto bits = bits_of(dir);
     if (!bits.ok()) return bits.status();
     for (uint32_t f = 0; f < (1u << *bits); ++f) {
-      std::string oid = dir_oid(dir, f), after;
-      while (true) {
-        std::vector<std::pair<std::string, std::string>> kv;
-        bool more = false;
-        ObjectOperation op;
-        op.omap_list(after, "", 1000, [&](const client::StepResult &s) {
-          if (s.rc != 0) return;
-          for (size_t i = 0; i < s.keys.size() && i < s.values.size(); ++i)
-            kv.emplace_back(std::string(s.keys[i]), std::string(s.values[i]));
-          more = s.more;
-        });
-        auto r = exec(meta_, oid, std::move(op));
-        if (!r.ok()) return r.status();
-        if (r->rc == -ENOENT) break;
-        if (r->rc != 0) return Status::Error(r->rc, "listing " + oid);
-        for (auto &[k, v] : kv)
-          if (frag_of(k, *bits) == f) out.emplace_back(oid, k, std::move(v));
-        if (!more || kv.empty()) break;
-        after = kv.back().first;
-      }
+      const std::string oid = dir_oid(dir, f);
+      std::vector<std::pair<std::string, std::string>> kv;
+      if (Status st = omap_of(oid, kv); !st.ok()) return st;
+      for (auto &[k, v] : kv)
+        if (frag_of(k, *bits) == f) out.emplace_back(oid, k, std::move(v));
     }
     return Status::OK();
   }
@@ -280,29 +288,6 @@ class Checker {
     return Status::OK();
   }
 
-  // Every entry of one back-pointer shard: (key, value).
-  Status back_pointers_of(const std::string &oid,
-                          std::vector<std::pair<std::string, std::string>> &out) {
-    std::string after;
-    while (true) {
-      size_t before = out.size();
-      bool more = false;
-      ObjectOperation op;
-      op.omap_list(after, "", 1000, [&](const client::StepResult &s) {
-        if (s.rc != 0) return;
-        for (size_t i = 0; i < s.keys.size() && i < s.values.size(); ++i)
-          out.emplace_back(std::string(s.keys[i]), std::string(s.values[i]));
-        more = s.more;
-      });
-      auto r = exec(meta_, oid, std::move(op));
-      if (!r.ok()) return r.status();
-      if (r->rc == -ENOENT) return Status::OK();
-      if (r->rc != 0) return Status::Error(r->rc, "listing " + oid);
-      if (!more || out.size() == before) return Status::OK();
-      after = out.back().first;
-    }
-  }
-
   static std::string back_pointer_value(const Place &p) {
     std::string v;
     for (int i = 0; i < 8; ++i) v.push_back(static_cast<char>((p.parent >> (8 * i)) & 0xff));
@@ -319,7 +304,7 @@ class Checker {
     for (unsigned shard = 0; shard < 64; ++shard) {
       const std::string oid = backptr_oid(shard);
       std::vector<std::pair<std::string, std::string>> entries;
-      if (Status st = back_pointers_of(oid, entries); !st.ok()) return st;
+      if (Status st = omap_of(oid, entries); !st.ok()) return st;
       std::vector<std::string> stale;
       for (auto &[key, value] : entries) {
         auto ino = parse_hex(key);
@@ -359,8 +344,9 @@ class Checker {
         if (r->rc != 0) return Status::Error(r->rc, "repairing " + oid);
       }
       problem("bad_backptr", oid,
-              "inode " + hex16(ino) + (it == seen.end() ? " has no back-pointer" : "'s back-pointer") +
-                  " (dentry '" + place.name + "' in " + hex16(place.parent) + ")",
+              "inode " + hex16(ino) +
+                  (it == seen.end() ? " has no back-pointer" : "'s back-pointer") + " (dentry '" +
+                  place.name + "' in " + hex16(place.parent) + ")",
               repair_);
     }
     return Status::OK();

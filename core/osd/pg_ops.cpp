@@ -233,9 +233,9 @@ void Pg::do_write(const ClientOpRef &op) {
 std::string Pg::space_refusal(const ClientOp &op) const {
   if (!may_use_space(op.ops)) return {};
   if (op.stage_rc == -ENOSPC) return "staging its data would eat into this OSD's reserve";
-  if (int32_t full = op.full_try ? -1
-                                 : cluster::first_at_least(map_->map(), acting_,
-                                                           cluster::Fullness::kFull);
+  if (int32_t full = op.full_try
+                         ? -1
+                         : cluster::first_at_least(map_->map(), acting_, cluster::Fullness::kFull);
       full >= 0)
     return "osd." + std::to_string(full) + " is full";
   if (host_.failsafe_full())

@@ -372,9 +372,9 @@ TEST_CASE("a listing started before any lease counts changes from its start") {
 
 TEST_CASE("a directory listed whole is remembered after its lease ran out") {
   LeaseCache c;
-  fill(c);                                 // complete, leased until t=1000
+  fill(c);  // complete, leased until t=1000
   c.put_dir_lease(kOther, lease(1, 1000), false);
-  c.put_entry(kOther, "a", file(200));     // never listed whole
+  c.put_entry(kOther, "a", file(200));  // never listed whole
   CHECK(c.listed_before(kDir));
   CHECK(!c.listed_before(kOther));
   c.expire(1000);

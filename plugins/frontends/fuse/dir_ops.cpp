@@ -91,8 +91,8 @@ bool Filesystem::prefetch_listing(fuse_req_t req, uint64_t dir) {
   // Otherwise exclusive (nobody else is reading or changing it), not yet
   // listed, and not for the first miss: a lone stat stays one small lookup.
   if (!lease && !again) return false;
-  if (lease && (lease->second || (!again && lease->first.kind !=
-                                                uint32_t(fsproto::LeaseKind::DIR_WRITE))))
+  if (lease &&
+      (lease->second || (!again && lease->first.kind != uint32_t(fsproto::LeaseKind::DIR_WRITE))))
     return false;
   if (!settings_.default_permissions) {
     // What the listing then answers skips the MDS's search check.
