@@ -86,6 +86,13 @@ std::string name_of(int i) {
   return buf;
 }
 
+// "kind object" of each problem fs check reported.
+std::set<std::string> problem_kinds(const FsCheckReport &rep) {
+  std::set<std::string> kinds;
+  for (const auto &p : rep.problems) kinds.insert(p.kind + " " + p.object);
+  return kinds;
+}
+
 }  // namespace
 
 TEST_CASE("mds store: a new filesystem has the root and submits read back at once and once applied",
@@ -497,8 +504,7 @@ TEST_CASE("mds store: fs check finds a bad link count and orphans and repair fix
   }
   auto rep = fs_check(*c, meta, data, false);
   REQUIRE(rep.ok());
-  std::set<std::string> kinds;
-  for (auto &p : rep->problems) kinds.insert(p.kind + " " + p.object);
+  std::set<std::string> kinds = problem_kinds(*rep);
   CHECK(kinds.count("bad_nlink d.0000000000000001 key sub") == 1);
   CHECK(kinds.count("orphan_inode i.0000000000008888") == 1);
   CHECK(kinds.count("orphan_data 0000000000009999.00000000") == 1);
@@ -587,8 +593,7 @@ TEST_CASE("mds store: a dropped inode's back-pointer goes and fs check repairs s
   REQUIRE(w->rc == 0);
   auto rep = fs_check(*c, meta, data, false);
   REQUIRE(rep.ok());
-  std::set<std::string> kinds;
-  for (auto &p : rep->problems) kinds.insert(p.kind + " " + p.object);
+  std::set<std::string> kinds = problem_kinds(*rep);
   CHECK(kinds.count("stale_backptr b.37") == 1);
   CHECK(kinds.count("bad_backptr b.01") == 1);
   CHECK(rep->problems.size() == 2);
