@@ -93,6 +93,73 @@ uint32_t without_set_ids(uint32_t mode) {
   return mode;
 }
 
+// A setattr's permission and range checks against the inode as it is
+// (SETATTR, and a Create's `then` on the inode it made): 0, or the errno
+// and why.
+std::pair<int, std::string> check_setattr(const InodeRec &in, fsproto::SetAttr::Reader a,
+                                          const Cred &cred, uint64_t max_file_size) {
+  const uint32_t mask = a.getMask();
+  const bool owner = cred.uid == 0 || cred.uid == in.uid;
+  if ((mask & fsproto::SetAttr::MASK_MODE) && !owner)
+    return {EPERM, "only the owner or root may chmod"};
+  if ((mask & fsproto::SetAttr::MASK_UID) && cred.uid != 0 && a.getUid() != in.uid)
+    return {EPERM, "only root may give a file away"};
+  if ((mask & fsproto::SetAttr::MASK_GID) && cred.uid != 0 &&
+      (cred.uid != in.uid || !cred.in_group(a.getGid())))
+    return {EPERM, "chgrp: only the owner, to a group of its own"};
+  if (mask & fsproto::SetAttr::MASK_SIZE) {
+    if (is_dir(in)) return {EISDIR, "truncate of a directory"};
+    if (in.type != FileType::kRegular) return {EINVAL, "truncate of a special file"};
+    if (!may(in, cred, 2)) return {EACCES, "truncate: no write permission"};
+    if (a.getSize() > max_file_size) return {EFBIG, "size beyond fs_max_file_size"};
+  }
+  if ((mask & fsproto::SetAttr::MASK_INLINE) && !may(in, cred, 2))
+    return {EACCES, "inline data: no write permission"};
+  // A writer's truncate or write sends its mtime as a value (the
+  // kernel's writeback cache keeps times, and checked utimensat's
+  // rules itself with default_permissions): allowed, as "now" would
+  // be. Explicit times from utimensat come with the atime.
+  const bool writer_mtime = !(mask & fsproto::SetAttr::MASK_ATIME) && may(in, cred, 2);
+  if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner &&
+      !writer_mtime)
+    return {EPERM, "only the owner or root may set times"};
+  if ((mask & (fsproto::SetAttr::MASK_ATIME_NOW | fsproto::SetAttr::MASK_MTIME_NOW)) && !owner &&
+      !may(in, cred, 2))
+    return {EACCES, "touch: no write permission"};
+  return {0, ""};
+}
+
+// A checked setattr's mode, owner and time changes on `in` (`now` for the
+// "now" flags); its data attributes, ctime and version are the caller's.
+void apply_setattr_fields(InodeRec &in, fsproto::SetAttr::Reader a, const Cred &cred, Time now) {
+  const uint32_t mask = a.getMask();
+  // Ownership first, then the mode: one request with both is a chown
+  // followed by a chmod (as a client's merged setattrs mean it), so
+  // the mode's set-id bits survive the chown's clearing of them
+  // (chown(2): S_ISUID goes, S_ISGID if the group may execute).
+  if ((mask & (fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID)) && !is_dir(in))
+    in.mode = without_set_ids(in.mode);
+  if (mask & fsproto::SetAttr::MASK_UID) in.uid = a.getUid();
+  if (mask & fsproto::SetAttr::MASK_GID) in.gid = a.getGid();
+  if (mask & fsproto::SetAttr::MASK_MODE) {
+    in.mode = a.getMode() & 07777;
+    if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
+  }
+  if ((mask & fsproto::SetAttr::MASK_KILL_SUIDGID) && !is_dir(in)) {
+    const bool outsider = cred.uid != 0 && !cred.in_group(in.gid);
+    in.mode = outsider ? in.mode & ~06000u : without_set_ids(in.mode);
+  }
+  if (mask & fsproto::SetAttr::MASK_SIZE) {
+    if (a.getSize() != in.size) in.mtime = now;
+    in.size = a.getSize();
+  }
+  if (mask & fsproto::SetAttr::MASK_ATIME) in.atime = time_from_proto(a.getAtime());
+  if (mask & fsproto::SetAttr::MASK_MTIME) in.mtime = time_from_proto(a.getMtime());
+  if (mask & fsproto::SetAttr::MASK_ATIME_NOW) in.atime = now;
+  if (mask & fsproto::SetAttr::MASK_MTIME_NOW) in.mtime = now;
+  if (mask & fsproto::SetAttr::MASK_BLOCKS) in.blocks = a.getBlocks();
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -317,6 +384,15 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   };
   // Set when a handler must wait for another session's Release.
   bool waiting = false;
+  // A checked setattr on `in` (SETATTR, and Create.then on the new inode).
+  auto apply_setattr = [&](InodeRec &in, fsproto::SetAttr::Reader a) {
+    apply_setattr_fields(in, a, cred, stamp);
+    auto e = apply_data_attrs(in, a, s.inline_data);
+    if (e.first != 0) return e;
+    in.ctime = (a.getMask() & fsproto::SetAttr::MASK_CTIME) ? time_from_proto(a.getCtime()) : stamp;
+    in.version++;
+    return e;
+  };
   // Another session's dirWrite on a directory means its entries, its own
   // attributes and the inodes inline in it may have changed in that
   // session's batches not yet sent: revoke it (the holder flushes first)
@@ -417,70 +493,13 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
     case fsproto::Request::SETATTR: {
       auto q = req.getSetattr();
       auto a = q.getAttr();
-      uint32_t mask = a.getMask();
       Loaded l;
       if (!need(q.getIno(), l)) return !waiting;
       InodeRec &in = l.inode;
-      bool owner = cred.uid == 0 || cred.uid == in.uid;
-      if ((mask & fsproto::SetAttr::MASK_MODE) && !owner)
-        return o.fail(EPERM, "only the owner or root may chmod"), true;
-      if ((mask & fsproto::SetAttr::MASK_UID) && cred.uid != 0 && a.getUid() != in.uid)
-        return o.fail(EPERM, "only root may give a file away"), true;
-      if ((mask & fsproto::SetAttr::MASK_GID) && cred.uid != 0 &&
-          (cred.uid != in.uid || !cred.in_group(a.getGid())))
-        return o.fail(EPERM, "chgrp: only the owner, to a group of its own"), true;
-      if (mask & fsproto::SetAttr::MASK_SIZE) {
-        if (is_dir(in)) return o.fail(EISDIR, "truncate of a directory"), true;
-        if (in.type != FileType::kRegular)
-          return o.fail(EINVAL, "truncate of a special file"), true;
-        if (!may(in, cred, 2)) return o.fail(EACCES, "truncate: no write permission"), true;
-        if (a.getSize() > opts_.max_file_size)
-          return o.fail(EFBIG, "size beyond fs_max_file_size"), true;
-      }
-      if ((mask & fsproto::SetAttr::MASK_INLINE) && !may(in, cred, 2))
-        return o.fail(EACCES, "inline data: no write permission"), true;
-      // A writer's truncate or write sends its mtime as a value (the
-      // kernel's writeback cache keeps times, and checked utimensat's
-      // rules itself with default_permissions): allowed, as "now" would
-      // be. Explicit times from utimensat come with the atime.
-      const bool writer_mtime = !(mask & fsproto::SetAttr::MASK_ATIME) && may(in, cred, 2);
-      if ((mask & (fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME)) && !owner &&
-          !writer_mtime)
-        return o.fail(EPERM, "only the owner or root may set times"), true;
-      if ((mask & (fsproto::SetAttr::MASK_ATIME_NOW | fsproto::SetAttr::MASK_MTIME_NOW)) &&
-          !owner && !may(in, cred, 2))
-        return o.fail(EACCES, "touch: no write permission"), true;
-      if (!clear_inode(l)) return false;
-      Time now = stamp;
-      // Ownership first, then the mode: one request with both is a chown
-      // followed by a chmod (as a client's merged setattrs mean it), so
-      // the mode's set-id bits survive the chown's clearing of them
-      // (chown(2): S_ISUID goes, S_ISGID if the group may execute).
-      if ((mask & (fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID)) && !is_dir(in))
-        in.mode = without_set_ids(in.mode);
-      if (mask & fsproto::SetAttr::MASK_UID) in.uid = a.getUid();
-      if (mask & fsproto::SetAttr::MASK_GID) in.gid = a.getGid();
-      if (mask & fsproto::SetAttr::MASK_MODE) {
-        in.mode = a.getMode() & 07777;
-        if (cred.uid != 0 && !cred.in_group(in.gid)) in.mode &= ~02000u;
-      }
-      if ((mask & fsproto::SetAttr::MASK_KILL_SUIDGID) && !is_dir(in)) {
-        const bool outsider = cred.uid != 0 && !cred.in_group(in.gid);
-        in.mode = outsider ? in.mode & ~06000u : without_set_ids(in.mode);
-      }
-      if (mask & fsproto::SetAttr::MASK_SIZE) {
-        if (a.getSize() != in.size) in.mtime = now;
-        in.size = a.getSize();
-      }
-      if (mask & fsproto::SetAttr::MASK_ATIME) in.atime = time_from_proto(a.getAtime());
-      if (mask & fsproto::SetAttr::MASK_MTIME) in.mtime = time_from_proto(a.getMtime());
-      if (mask & fsproto::SetAttr::MASK_ATIME_NOW) in.atime = now;
-      if (mask & fsproto::SetAttr::MASK_MTIME_NOW) in.mtime = now;
-      if (mask & fsproto::SetAttr::MASK_BLOCKS) in.blocks = a.getBlocks();
-      if (auto e = apply_data_attrs(in, a, s.inline_data); e.first != 0)
+      if (auto e = check_setattr(in, a, cred, opts_.max_file_size); e.first != 0)
         return o.fail(e.first, e.second), true;
-      in.ctime = (mask & fsproto::SetAttr::MASK_CTIME) ? time_from_proto(a.getCtime()) : now;
-      in.version++;
+      if (!clear_inode(l)) return false;
+      if (auto e = apply_setattr(in, a); e.first != 0) return o.fail(e.first, e.second), true;
       put_inode(o.update, l);
       o.mutated = true;
       o.inode = in;
@@ -500,6 +519,19 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
           (q.getSymlinkTarget().size() == 0 || q.getSymlinkTarget().size() > kSymlinkMax))
         return o.fail(q.getSymlinkTarget().size() ? ENAMETOOLONG : ENOENT, "bad symlink target"),
                true;
+      // Folded setattrs (Create.then) only where the create surely makes
+      // the inode, and only what cannot depend on the MDS's clock or data.
+      const bool has_then = q.hasThen() && q.getThen().getMask() != 0;
+      if (has_then) {
+        constexpr uint32_t kThenMasks =
+            fsproto::SetAttr::MASK_MODE | fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID |
+            fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME |
+            fsproto::SetAttr::MASK_CTIME | fsproto::SetAttr::MASK_KILL_SUIDGID;
+        if (!q.getExclusive())
+          return o.fail(EINVAL, "create: `then` needs an exclusive create"), true;
+        if (q.getThen().getMask() & ~kThenMasks)
+          return o.fail(EINVAL, "create: `then` sets only mode, owner and times"), true;
+      }
       const Ino chosen = q.getIno();
       if (chosen != 0) {
         if (!may_use_ino(s, chosen, req.getReplay()))
@@ -555,6 +587,13 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       // report while small, and no data object is ever made for it.
       in.data_inline = type == FileType::kRegular && s.inline_data && q.getDataInline();
       in.version = 1;
+      if (has_then) {
+        auto t = q.getThen();
+        if (auto e = check_setattr(in, t, cred, opts_.max_file_size); e.first != 0)
+          return o.fail(e.first, "create " + name + ", then: " + e.second), true;
+        if (auto e = apply_setattr(in, t); e.first != 0)
+          return o.fail(e.first, "create " + name + ", then: " + e.second), true;
+      }
       if (!chosen) o.update.ino_next = ino_next_;
       DentryRec d;
       d.name = name;

@@ -357,6 +357,7 @@ void MdsServer::on_hello(const LinkRef &link, const msg::Message &m) {
         s.inline_data = h.getSupportsInline();
         if (s.inline_data)
           w.setInlineMax(static_cast<uint32_t>(std::min(opts_.inline_max, kInlineDataHardMax)));
+        w.setCreateThen(true);
         // The session's record, with a fresh range for an asynchronous
         // client (it drops whatever range it had when it gets a Welcome).
         MetaUpdate u;

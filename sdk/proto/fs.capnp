@@ -160,6 +160,9 @@ struct Welcome {
   # for a session that supportsInline). The MDS takes inline data up to
   # 64 KiB whatever this says (another MDS may have said more).
   inlineMax @12 :UInt32;
+  # The MDS applies Create.then: a client may fold the setattrs it queued
+  # right after an asynchronous create into that create.
+  createThen @13 :Bool;
 }
 
 # ---------------------------------------------------------------------------
@@ -288,6 +291,11 @@ struct Create {
   umask @10 :UInt32;
   dataInline @11 :Bool;       # a regular file starts inline (empty): the client keeps it so
                               # while small (Welcome.inlineMax); ignored without supportsInline
+  # Set (mask != 0): a setattr of the new inode by the same caller, applied
+  # right after the create as if it had come next (exclusive creates only;
+  # no size, inline data or "now" times; Welcome.createThen says the MDS
+  # knows it).
+  then @12 :SetAttr;
 }
 struct Link {
   ino @0 :UInt64;

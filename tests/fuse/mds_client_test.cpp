@@ -56,9 +56,10 @@ std::vector<capnp::word> flat(capnp::MessageBuilder &m) {
 }
 
 void welcome(MdsClient &c, uint64_t session, uint64_t committed, uint64_t first = 0,
-             uint64_t count = 0) {
+             uint64_t count = 0, bool create_then = false) {
   capnp::MallocMessageBuilder m;
   auto w = m.initRoot<fsproto::Welcome>();
+  w.setCreateThen(create_then);
   w.setSessionId(session);
   w.setCommittedTid(committed);
   w.initDelegated().setFirst(first);
@@ -442,4 +443,107 @@ TEST_CASE("async: adjacent setattrs of one inode go as one, unless a chown follo
   CHECK(reqs[1].getSetattr().getAttr().getMask() == SA::MASK_UID);
   CHECK(reqs[2].getSetattr().getIno() == 6);
   CHECK(c.stats().async_merged == 2);
+}
+
+TEST_CASE("async: a chmod after a chown that kills set-id bits goes along, without the kill") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  auto setattr = [&](uint32_t mask, uint32_t mode) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      auto a = b.initSetattr();
+      a.setIno(5);
+      auto x = a.initAttr();
+      x.setMask(mask);
+      x.setMode(mode);
+      x.setUid(42);
+    });
+  };
+  // What the kernel sends for tar's fchown and fchmod under KILLPRIV_V2.
+  uint64_t t1 = setattr(SA::MASK_UID | SA::MASK_KILL_SUIDGID, 0);
+  uint64_t t2 = setattr(SA::MASK_MODE, 04755);
+  uint64_t t3 = setattr(SA::MASK_KILL_SUIDGID, 0);  // a write's kill after the chmod: kept
+  CHECK(t1 == t2);
+  CHECK(t2 == t3);
+  c.flush_batch();
+  auto reqs = t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  REQUIRE(reqs.size() == 1);
+  auto a = reqs[0].getSetattr().getAttr();
+  // The MDS applies owner, mode, kill: the chmod's set-uid bit goes only
+  // through the later kill, as it would have one request at a time.
+  CHECK(a.getMask() == (SA::MASK_UID | SA::MASK_MODE | SA::MASK_KILL_SUIDGID));
+  CHECK(a.getMode() == 04755);
+}
+
+TEST_CASE("async: setattrs of a new file fold into its create while the batch is unsent") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  const bool create_then = GENERATE(false, true);
+  welcome(c, 7, 0, 1000, 100, create_then);
+  auto create = [&](uint64_t parent, uint64_t ino, bool exclusive) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      b.initCaller().setUid(0);
+      b.initTime().setSec(50);
+      auto q = b.initCreate();
+      q.setParent(parent);
+      q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
+      q.setIno(ino);
+      q.setMode(0644);
+      q.setExclusive(exclusive);
+    });
+  };
+  auto setattr = [&](uint64_t ino, uint32_t mask, uint32_t mode, int64_t sec) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      b.initCaller().setUid(0);
+      b.initTime().setSec(sec);
+      auto a = b.initSetattr();
+      a.setIno(ino);
+      auto x = a.initAttr();
+      x.setMask(mask);
+      x.setMode(mode);
+      x.setUid(7);
+      x.initMtime().setSec(sec);
+      x.initCtime().setSec(sec);
+    });
+  };
+  uint64_t c1 = create(1, 1000, true);
+  uint64_t c2 = create(1, 1001, true);  // another file in the same directory
+  uint64_t s1 = setattr(1000, SA::MASK_UID | SA::MASK_CTIME, 0, 60);  // past c2: folds
+  uint64_t s2 = setattr(1000, SA::MASK_MODE | SA::MASK_CTIME, 0600, 61);
+  uint64_t c3 = create(1000, 1002, true);  // inside 1000 (a directory, then)
+  uint64_t s3 = setattr(1000, SA::MASK_MODE | SA::MASK_CTIME, 0700, 62);  // not past c3
+  uint64_t c4 = create(1, 1003, false);  // not exclusive: never folded into
+  uint64_t s4 = setattr(1003, SA::MASK_MODE | SA::MASK_CTIME, 0600, 63);
+  uint64_t c5 = create(1, 1004, true);
+  uint64_t s5 = setattr(1004, SA::MASK_SIZE | SA::MASK_CTIME, 0, 64);  // a size: not in a create
+  CHECK(c1 != c2);
+  CHECK(s3 != c1);
+  CHECK(c3 != c1);
+  CHECK(s4 != c4);
+  CHECK(s5 != c5);
+  c.flush_batch();
+  auto reqs = t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  if (!create_then) {
+    // An MDS that does not take Create.then: s1 and s2 merge with each other only.
+    CHECK(s1 == s2);
+    CHECK(s1 != c1);
+    REQUIRE(reqs.size() == 9);
+    return;
+  }
+  CHECK(s1 == c1);
+  CHECK(s2 == c1);
+  REQUIRE(reqs.size() == 8);
+  auto then = reqs[0].getCreate().getThen();
+  CHECK(then.getMask() == (SA::MASK_UID | SA::MASK_MODE | SA::MASK_CTIME));
+  CHECK(then.getUid() == 7);
+  CHECK(then.getMode() == 0600);
+  CHECK(then.getCtime().getSec() == 61);
+  CHECK(reqs[0].getTime().getSec() == 50);  // the create's own time stays
+  CHECK(reqs[1].getCreate().getThen().getMask() == 0);
+  CHECK(reqs[3].getSetattr().getIno() == 1000);
+  CHECK(reqs[3].getSetattr().getAttr().getMode() == 0700);
 }

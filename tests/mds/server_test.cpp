@@ -503,6 +503,60 @@ TEST_CASE("mds server: an unlink of a file its caller has closed purges at once"
   CHECK(f.store.purges()[1].ino == three);
 }
 
+TEST_CASE("mds server: a create's folded setattr (Create.then) applies as if it came next",
+          "[mds]") {
+  using SA = fsproto::SetAttr;
+  Fixture f;
+  TestClient root(*f.server, "root");
+  REQUIRE(root.hello().first == 0);
+  TestClient u(*f.server, "user");
+  u.uid = 1000;
+  u.gid = 1000;
+  REQUIRE(u.hello().first == 0);
+  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  auto create_then = [&](TestClient &c, const char *name, bool excl, uint32_t mask, uint32_t mode,
+                         uint32_t uid) {
+    return c.call([&](auto r) {
+      r.initTime().setSec(500);
+      TestClient::fill_create(r, kRootIno, name, fsproto::FileType::REGULAR, 0644, excl);
+      auto t = r.getCreate().initThen();
+      t.setMask(mask);
+      t.setMode(mode);
+      t.setUid(uid);
+      t.setGid(uid);
+      t.initMtime().setSec(7);
+      t.initCtime().setSec(600);
+    });
+  };
+  // A user's chmod of its own new file; its chown to someone else fails
+  // whole (the client folds only root's chowns, so this is a bad client).
+  auto b = create_then(u, "b", true, SA::MASK_MODE | SA::MASK_CTIME, 0600, 0);
+  REQUIRE(b.result == 0);
+  CHECK(root.getattr(b.inode->ino).inode->mode == 0600);
+  CHECK(create_then(u, "c", true, SA::MASK_UID | SA::MASK_CTIME, 0, 5).result == -EPERM);
+  CHECK(root.lookup(kRootIno, "c").result == -ENOENT);
+  // tar as root: chown, then chmod with set-uid, then times.
+  auto a = create_then(
+      root, "a", true,
+      SA::MASK_UID | SA::MASK_GID | SA::MASK_MODE | SA::MASK_MTIME | SA::MASK_CTIME, 04750, 5);
+  REQUIRE(a.result == 0);
+  auto in = root.getattr(a.inode->ino).inode;
+  CHECK(in->mode == 04750);
+  CHECK(in->uid == 5);
+  CHECK(in->gid == 5);
+  CHECK(in->mtime.sec == 7);
+  CHECK(in->ctime.sec == 600);
+  CHECK(in->btime.sec == 500);  // the create's own time
+  CHECK(in->atime.sec == 500);
+  CHECK(root.lookup(kRootIno, "a").inode->mode == 04750);
+  // Only exclusive creates, and only mode, owner and times.
+  CHECK(create_then(root, "d", false, SA::MASK_MODE, 0600, 0).result == -EINVAL);
+  CHECK(create_then(root, "e", true, SA::MASK_SIZE, 0, 0).result == -EINVAL);
+  CHECK(create_then(root, "f", true, SA::MASK_MTIME_NOW, 0, 0).result == -EINVAL);
+  CHECK(root.lookup(kRootIno, "d").result == -ENOENT);
+  CHECK(root.lookup(kRootIno, "e").result == -ENOENT);
+}
+
 TEST_CASE("mds server: inline data starts with the create, follows size reports, never returns",
           "[mds]") {
   // mds_inline_data_max: the default, 16 KiB. Short leases: `legacy`'s

@@ -140,6 +140,7 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
   stats_.session_id = session_id_;
   welcome_ = m;
   welcomed_ = true;
+  create_then_ = w.getCreateThen();
   // Numbers delegated by an earlier MDS (or session) are not ours now.
   ranges_.clear();
   add_range_locked(w.getDelegated().getFirst(), w.getDelegated().getCount());
@@ -249,49 +250,129 @@ bool MdsClient::take_ino(uint64_t *ino) {
 
 namespace {
 
-// Two setattrs of one inode by one caller, the second right after the
-// first in the same unsent batch, become one (tar sends utimens, chown and
-// chmod, the kernel the times again: each would be a journaled update).
-// Not when the first sets the mode and the second the owner: the MDS
-// applies a request's owner before its mode (a chown clears set-id bits),
-// nor a set-id kill followed by a mode.
-bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader second,
-                   capnp::MessageBuilder &out) {
+// Two setattrs of one inode by one caller in the same unsent batch become
+// one (tar sends chown, chmod and utimens, the kernel the times again: each
+// would be a journaled update), and a setattr of a file this client just
+// created goes into that create (Create.then). The MDS applies a
+// request's owner, then its mode, then a set-id kill (a chown clears set-id
+// bits), so: not a mode followed by an owner; a kill followed by a mode
+// drops the kill (the explicit mode is what sequential application leaves).
+bool merge_attrs(fsproto::SetAttr::Reader a, fsproto::SetAttr::Reader b,
+                 fsproto::SetAttr::Builder m) {
   using SA = fsproto::SetAttr;
-  if (first.which() != fsproto::Request::SETATTR || second.which() != fsproto::Request::SETATTR)
-    return false;
-  auto a = first.getSetattr(), b = second.getSetattr();
-  if (a.getIno() != b.getIno()) return false;
-  auto ca = first.getCaller(), cb = second.getCaller();
-  if (ca.getUid() != cb.getUid() || ca.getGid() != cb.getGid()) return false;
-  uint32_t ma = a.getAttr().getMask(), mb = b.getAttr().getMask();
+  uint32_t ma = a.getMask(), mb = b.getMask();
   if ((ma & SA::MASK_MODE) && (mb & (SA::MASK_UID | SA::MASK_GID))) return false;
-  // Likewise a kill (applied after the mode) must not hit a later chmod.
-  if ((ma & SA::MASK_KILL_SUIDGID) && (mb & SA::MASK_MODE)) return false;
   // "now" flags are the MDS's clock: keep those requests whole.
   if ((ma | mb) & (SA::MASK_ATIME_NOW | SA::MASK_MTIME_NOW)) return false;
-  out.setRoot(first);
-  auto r = out.getRoot<fsproto::Request>();
-  if (second.hasTime()) r.setTime(second.getTime());
-  auto m = r.getSetattr().getAttr();
-  auto n = b.getAttr();
-  if (mb & SA::MASK_MODE) m.setMode(n.getMode());
-  if (mb & SA::MASK_UID) m.setUid(n.getUid());
-  if (mb & SA::MASK_GID) m.setGid(n.getGid());
-  if (mb & SA::MASK_SIZE) m.setSize(n.getSize());
-  if (mb & SA::MASK_ATIME) m.setAtime(n.getAtime());
-  if (mb & SA::MASK_MTIME) m.setMtime(n.getMtime());
-  if (mb & SA::MASK_CTIME) m.setCtime(n.getCtime());
-  if (mb & SA::MASK_BLOCKS) m.setBlocks(n.getBlocks());
+  if (mb & SA::MASK_MODE) ma &= ~SA::MASK_KILL_SUIDGID;
+  if (mb & SA::MASK_MODE) m.setMode(b.getMode());
+  if (mb & SA::MASK_UID) m.setUid(b.getUid());
+  if (mb & SA::MASK_GID) m.setGid(b.getGid());
+  if (mb & SA::MASK_SIZE) m.setSize(b.getSize());
+  if (mb & SA::MASK_ATIME) m.setAtime(b.getAtime());
+  if (mb & SA::MASK_MTIME) m.setMtime(b.getMtime());
+  if (mb & SA::MASK_CTIME) m.setCtime(b.getCtime());
+  if (mb & SA::MASK_BLOCKS) m.setBlocks(b.getBlocks());
   if (mb & SA::MASK_INLINE) {
-    m.setDataInline(n.getDataInline());
-    m.setInlineData(n.getInlineData());
+    m.setDataInline(b.getDataInline());
+    m.setInlineData(b.getInlineData());
   }
   m.setMask(ma | mb);
   return true;
 }
 
+bool same_caller(fsproto::Request::Reader x, fsproto::Request::Reader y) {
+  auto cx = x.getCaller(), cy = y.getCaller();
+  return cx.getUid() == cy.getUid() && cx.getGid() == cy.getGid();
+}
+
+// `second` (a setattr) folded into `first`, an earlier setattr of the same
+// inode: false when they must stay two.
+bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader second,
+                   capnp::MessageBuilder &out) {
+  if (!same_caller(first, second)) return false;
+  out.setRoot(first);
+  auto r = out.getRoot<fsproto::Request>();
+  if (!merge_attrs(first.getSetattr().getAttr(), second.getSetattr().getAttr(),
+                   r.getSetattr().getAttr()))
+    return false;
+  if (second.hasTime()) r.setTime(second.getTime());
+  return true;
+}
+
+// `second` (a setattr) folded into `create`, the exclusive create of its
+// inode, as Create.then: only what the MDS takes there (mode, owner, times
+// and a kill; a change of owner only by root, so that it cannot fail where
+// the separate setattr would not have), with the setattr's own ctime (the
+// create's time stays the new inode's).
+bool merge_into_create(fsproto::Request::Reader create, fsproto::Request::Reader second,
+                       capnp::MessageBuilder &out) {
+  using SA = fsproto::SetAttr;
+  constexpr uint32_t kThen = SA::MASK_MODE | SA::MASK_UID | SA::MASK_GID | SA::MASK_ATIME |
+                             SA::MASK_MTIME | SA::MASK_CTIME | SA::MASK_KILL_SUIDGID;
+  auto c = create.getCreate();
+  auto b = second.getSetattr().getAttr();
+  const uint32_t mb = b.getMask();
+  if (!c.getExclusive() || !same_caller(create, second) || (mb & ~kThen)) return false;
+  if ((mb & (SA::MASK_UID | SA::MASK_GID)) && second.getCaller().getUid() != 0) return false;
+  const bool ctime_known = (mb & SA::MASK_CTIME) || second.hasTime();
+  if (!ctime_known) return false;
+  out.setRoot(create);
+  auto then = out.getRoot<fsproto::Request>().getCreate().getThen();
+  if (!merge_attrs(c.getThen(), b, then)) return false;
+  if (!(mb & SA::MASK_CTIME)) {
+    then.setCtime(second.getTime());
+    then.setMask(then.getMask() | SA::MASK_CTIME);
+  }
+  return true;
+}
+
+// Does `r` (not a setattr of `ino`, not its create) leave `ino` alone, so
+// that a later setattr of `ino` may be applied before it? Only creates
+// elsewhere and setattrs of other inodes are known to: anything else may
+// name `ino` (a rename, an unlink) or read its mode (a create inside it).
+bool leaves_alone(fsproto::Request::Reader r, uint64_t ino) {
+  switch (r.which()) {
+    case fsproto::Request::SETATTR:
+      return r.getSetattr().getIno() != ino;
+    case fsproto::Request::CREATE:
+      return r.getCreate().getParent() != ino && r.getCreate().getIno() != ino;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid) {
+  // A few back at most: the batch is short, and each look decodes one.
+  constexpr size_t kLookBack = 16;
+  const uint64_t ino = req.getSetattr().getIno();
+  size_t looked = 0;
+  for (auto at = batch_.rbegin(); at != batch_.rend() && looked < kLookBack; ++at, ++looked) {
+    auto it = pending_.find(*at);
+    if (it == pending_.end()) continue;
+    capnp::FlatArrayMessageReader before(it->second.request.asPtr());
+    auto prev = before.getRoot<fsproto::Request>();
+    capnp::MallocMessageBuilder merged;
+    bool folded = false;
+    if (prev.which() == fsproto::Request::SETATTR && prev.getSetattr().getIno() == ino) {
+      folded = merge_setattr(prev, req, merged);
+    } else if (prev.which() == fsproto::Request::CREATE && prev.getCreate().getIno() == ino) {
+      folded = create_then_ && merge_into_create(prev, req, merged);
+    } else if (leaves_alone(prev, ino)) {
+      continue;
+    }
+    if (!folded) return false;
+    merged.getRoot<fsproto::Request>().setTid(*at);
+    batch_bytes_ -= it->second.request.asBytes().size();
+    it->second.request = capnp::messageToFlatArray(merged);
+    batch_bytes_ += it->second.request.asBytes().size();
+    *tid = *at;
+    return true;
+  }
+  return false;
+}
 
 uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill) {
   capnp::MallocMessageBuilder msg;
@@ -300,20 +381,11 @@ uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> 
   std::lock_guard<std::mutex> l(mu_);
   if (closing_) return 0;
   if (!batch_.empty() && req.which() == fsproto::Request::SETATTR) {
-    auto last = pending_.find(batch_.back());
-    if (last != pending_.end()) {
-      capnp::FlatArrayMessageReader before(last->second.request.asPtr());
-      capnp::MallocMessageBuilder merged;
-      auto prev = before.getRoot<fsproto::Request>();
-      if (merge_setattr(prev, req.asReader(), merged)) {
-        merged.getRoot<fsproto::Request>().setTid(last->first);
-        last->second.request = capnp::messageToFlatArray(merged);
-        batch_bytes_ += last->second.request.asBytes().size();
-        ++stats_.async_merged;
-        if (size_t(req.which()) < MdsClientStats::kKinds)
-          ++stats_.async_by_kind[size_t(req.which())];
-        return last->first;
-      }
+    uint64_t into = 0;
+    if (fold_setattr_locked(req.asReader(), &into)) {
+      ++stats_.async_merged;
+      if (size_t(req.which()) < MdsClientStats::kKinds) ++stats_.async_by_kind[size_t(req.which())];
+      return into;
     }
   }
   uint64_t tid = next_tid_++;

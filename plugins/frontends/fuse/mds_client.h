@@ -160,6 +160,9 @@ class MdsClient {
   // True when the reply answered a submit()ted request.
   bool handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
   int send_request_locked(uint64_t tid, Pending &p, bool replay);
+  // Folds a setattr into an earlier request of its inode in the unsent
+  // batch (a setattr, or its create); true with that request's tid.
+  bool fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid);
   // urgent: someone waits for what was sent to be safe (Batch.urgent); a
   // Batch goes out even with no requests in it.
   void flush_batch_locked(bool urgent = false);
@@ -175,6 +178,7 @@ class MdsClient {
   std::condition_variable cv_;
   bool connected_ = false;  // transport connected
   bool welcomed_ = false;   // and the current connection was welcomed
+  bool create_then_ = false;  // the MDS applies Create.then (Welcome.createThen)
   bool closing_ = false;
   int welcome_error_ = 0;
   std::string welcome_message_;
