@@ -223,6 +223,22 @@ void MdsDaemon::send_beacon() {
 }
 
 void MdsDaemon::on_map(std::shared_ptr<const cluster::ClusterMap> m) {
+  // Any up OSD at its full ratio stops the filesystem's growth: the MDS
+  // cannot tell which of its objects' PGs a request will touch, and a
+  // small cluster's pools span every OSD anyway.
+  std::string why;
+  for (const auto &[id, o] : m->osds)
+    if (o.up && o.fullness >= cluster::Fullness::kFull) {
+      why = "osd." + std::to_string(id) + " is full";
+      break;
+    }
+  {
+    std::lock_guard fl(full_mu_);
+    if (why != full_why_)
+      log_.warn("mds", who_ + (why.empty() ? ": the cluster takes data again"
+                                           : ": " + why + ": refusing changes that take space"));
+    full_why_ = std::move(why);
+  }
   std::lock_guard lk(mu_);
   map_ = std::move(m);
   cv_.notify_all();
@@ -245,6 +261,10 @@ Status MdsDaemon::take_over(const cluster::FsInfo &fs, uint64_t incarnation) {
   data_pool_ = fs.data_pool;
   refresh_usage();
   o.statfs = [this] { return cached_usage(); };
+  o.full = [this] {
+    std::lock_guard fl(full_mu_);
+    return full_why_;
+  };
   o.on_fenced = [this](const Status &st) {
     log_.error("mds", who_ + ": fenced (" + st.message() + "): exiting");
     fenced_ = true;

@@ -74,6 +74,10 @@ class MdsDaemon {
   std::condition_variable cv_;
   std::map<std::string, std::string> auth_keys_;
   std::shared_ptr<const cluster::ClusterMap> map_;
+  // From each map: why the cluster takes no more data, or empty
+  // (MdsServerOptions::full). Its own lock: the server asks per request.
+  mutable std::mutex full_mu_;
+  std::string full_why_;
   cluster::MdsState state_ = cluster::MdsState::kStandby;
   uint32_t fs_id_ = 0;
   uint64_t incarnation_ = 0;

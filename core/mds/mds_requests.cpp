@@ -384,6 +384,13 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   };
   // Set when a handler must wait for another session's Release.
   bool waiting = false;
+  // Once per request: whether the cluster takes more data (MdsServerOptions::full).
+  const std::string full_why = opts_.full ? opts_.full() : std::string();
+  o.cluster_full = !full_why.empty();
+  auto refuse_full = [&](const std::string &what) {
+    o.fail(ENOSPC, what + ": the cluster is full (" + full_why +
+                       "): only deletes and changes that take no space go through");
+  };
   // A checked setattr on `in` (SETATTR, and Create.then on the new inode).
   auto apply_setattr = [&](InodeRec &in, fsproto::SetAttr::Reader a) {
     apply_setattr_fields(in, a, cred, stamp);
@@ -498,6 +505,9 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       InodeRec &in = l.inode;
       if (auto e = check_setattr(in, a, cred, opts_.max_file_size); e.first != 0)
         return o.fail(e.first, e.second), true;
+      if (o.cluster_full && (a.getMask() & fsproto::SetAttr::MASK_INLINE) && a.getDataInline() &&
+          a.getInlineData().size() > in.inline_data.size())
+        return refuse_full("inline data of inode " + std::to_string(in.ino)), true;
       if (!clear_inode(l)) return false;
       if (auto e = apply_setattr(in, a); e.first != 0) return o.fail(e.first, e.second), true;
       put_inode(o.update, l);
@@ -562,6 +572,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         o.parent = dir.inode;
         return true;
       }
+      if (o.cluster_full) return refuse_full("create " + name), true;
       if (!clear_conflicts(sid, dir.inode.ino, kDirLeases)) return false;
       if (!dir.table && dir.loc.parent && !clear_conflicts(sid, dir.loc.parent, kDirLeases))
         return false;
@@ -630,6 +641,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (!need(q.getIno(), target)) return !waiting;
       if (is_dir(target.inode))
         return o.fail(EPERM, "hard links to directories are not allowed"), true;
+      if (o.cluster_full) return refuse_full("link " + name), true;
       if (!need_dir(q.getNewParent(), dir, 3)) return !waiting;
       if (int e = check_name(name)) return o.fail(e, "bad name"), true;
       auto existing = get_dentry(dir.inode.ino, name);
@@ -874,6 +886,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Loaded l;
       if (!need(ino, l)) return !waiting;
       if (name.empty() || name.size() > kNameMax) return o.fail(ERANGE, "bad xattr name"), true;
+      if (set && o.cluster_full) return refuse_full("setxattr " + name), true;
       if (name.rfind("trusted.", 0) == 0 || name.rfind("security.", 0) == 0) {
         if (cred.uid != 0) return o.fail(EPERM, "trusted./security. xattrs need root"), true;
       } else if (name.rfind("user.", 0) == 0) {

@@ -684,6 +684,7 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
   capnp::MallocMessageBuilder b;
   auto r = b.initRoot<fsproto::Reply>();
   build_reply(r, tid, o.result, o.message, now_ms());
+  r.setClusterFull(o.cluster_full);
   if (o.inode) inode_to_proto(*o.inode, r.initInode());
   if (o.parent) inode_to_proto(*o.parent, r.initParent());
   if (o.other_parent) inode_to_proto(*o.other_parent, r.initOtherParent());

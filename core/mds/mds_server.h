@@ -70,6 +70,12 @@ struct MdsServerOptions {
   std::chrono::milliseconds tick_interval{20};
   // Cluster usage for statfs; empty: zeros.
   std::function<StatfsFigures()> statfs;
+  // Why the cluster takes no more data ("osd.1 is full"), or empty. While
+  // it says so, requests that take space fail with ENOSPC: the MDS's own
+  // writes pass the full flags (so that deletes go through), and without
+  // this they would fill the OSDs to their failsafe ratio, where nothing,
+  // deletes included, can be journaled any more. Empty function: never.
+  std::function<std::string()> full;
   // Called (once, from any thread) when the store says a newer
   // incarnation took over: the server must stop at once.
   std::function<void(const Status &)> on_fenced;
@@ -181,6 +187,7 @@ class MdsServer {
     bool lock_none = false;            // getlock: no conflict
     bool mutated = false;              // `update` must be journaled
     bool deferred = false;             // answered later (waiting lock, fsync)
+    bool cluster_full = false;         // said in the reply (Reply.clusterFull)
     MetaUpdate update;
     Outcome &fail(int err, std::string msg) {
       result = -err;

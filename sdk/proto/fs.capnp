@@ -392,6 +392,10 @@ struct Reply {
   lock @13 :LockRange;        # getlock: the conflicting lock (type unlock: none)
   replaced @14 :Inode;        # rename/unlink: the inode whose link went away (its nlink after)
   delegated @15 :InoRange;    # a fresh range, when the client's is running low
+  # The cluster is full: the MDS refuses with ENOSPC what would take space
+  # (new entries, links, xattrs, growing inline data) until it clears, so
+  # a client decides such changes synchronously meanwhile.
+  clusterFull @16 :Bool;
 }
 
 struct StatfsResult {

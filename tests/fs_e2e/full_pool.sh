@@ -8,6 +8,9 @@
 #    MDS's journal and directory writes pass the full flags, up to the
 #    OSDs' failsafe ratio), the purges free the space and the full flags
 #    clear;
+#  - meanwhile what would take space through the MDS (mkdir, a new file, an
+#    xattr, a small file's inline bytes) fails with ENOSPC, not a hang;
+#    chmod and rename still work;
 #  - writes go through again; fs check clean.
 #
 #   full_pool.sh STRATA SCRATCH_DIR
@@ -43,6 +46,9 @@ conf=$cluster/strata.conf
 full_osds() { timeout 20 "$strata" status --conf "$conf" | grep -c 'full osd(s) refuse' || true; }
 
 head -c $((4 << 20)) /dev/urandom >"$scratch/block"
+head -c 100 /dev/urandom >"$scratch/small"
+# A small file (its bytes inline in its inode) to grow once the cluster is full.
+dd if="$scratch/small" of="$mnt/small" conv=fsync status=none
 mkdir "$mnt/big"
 written=0
 rc=0
@@ -60,6 +66,32 @@ grep -q 'No space left on device' "$scratch/dd.err" || fail "the failed write di
 for f in 0 $((written / 2)) $((written - 1)); do
   cmp -s "$scratch/block" "$mnt/big/f$f" || fail "big/f$f, fsync'd before the cluster was full, reads back wrong"
 done
+cmp -s "$scratch/small" "$mnt/small" || fail "the small file reads back wrong"
+
+# What would take space fails at once with ENOSPC, also where the MDS's
+# own writes would have carried it (new entries, xattrs, inline data):
+# the MDS refuses them while the map says an OSD is full, so they cannot
+# fill the OSDs to their failsafe ratio, where not even a delete can be
+# journaled (before session 22 an inline file's fsync hung there).
+expect_enospc() {
+  local what=$1
+  shift
+  local rc=0
+  timeout 60 "$@" 2>"$scratch/enospc.err" || rc=$?
+  [ $rc -ne 124 ] || fail "$what on the full cluster hung"
+  [ $rc -ne 0 ] || fail "$what on the full cluster succeeded"
+  grep -q 'No space left on device' "$scratch/enospc.err" ||
+    fail "$what on the full cluster: not ENOSPC: $(cat "$scratch/enospc.err")"
+}
+expect_enospc "mkdir" mkdir "$mnt/newdir"
+expect_enospc "a new small file" dd if="$scratch/small" of="$mnt/big/new" conv=fsync status=none
+expect_enospc "setfattr" setfattr -n user.note -v x "$mnt/small"
+head -c 8000 /dev/urandom >"$scratch/more"
+expect_enospc "growing an inline file" \
+  dd if="$scratch/more" of="$mnt/small" oflag=append conv=notrunc,fsync status=none
+timeout 60 chmod 600 "$mnt/big/f0" || fail "chmod on the full cluster failed or hung"
+timeout 60 mv "$mnt/big/f0" "$mnt/big/g0" || fail "rename on the full cluster failed or hung"
+echo "full_pool: the full cluster refused new entries, xattrs and inline growth with ENOSPC"
 
 # Deleting on the full cluster: the unlinks are journaled, the purges run.
 timeout 60 rm -rf "$mnt/big" || fail "rm -rf on the full cluster failed or hung ($?)"
@@ -77,6 +109,10 @@ echo "full_pool: the rm -rf freed the space; the full flags cleared"
 
 timeout 60 dd if="$scratch/block" of="$mnt/after" bs=4M conv=fsync status=none ||
   fail "a write after the space came back failed ($?)"
+timeout 60 mkdir "$mnt/newdir" || fail "mkdir after the space came back failed ($?)"
+timeout 60 dd if="$scratch/more" of="$mnt/newdir/small" conv=fsync status=none ||
+  fail "a small file after the space came back failed ($?)"
+cmp -s "$scratch/more" "$mnt/newdir/small" || fail "the small file after the space came back reads back wrong"
 cmp -s "$scratch/block" "$mnt/after" || fail "the write after the space came back reads back wrong"
 "$mount_sh" umount "$strata" "$mnt"
 "$here/fs_check_clean.sh" "$strata" "$conf" default 60 || fail "strata fs check default"

@@ -69,9 +69,10 @@ void welcome(MdsClient &c, uint64_t session, uint64_t committed, uint64_t first 
   c.on_message(fsproto::MSG_WELCOME, b.data(), b.size() * sizeof(capnp::word));
 }
 
-void reply(MdsClient &c, uint64_t tid, bool safe, int result = 0) {
+void reply(MdsClient &c, uint64_t tid, bool safe, int result = 0, bool full = false) {
   capnp::MallocMessageBuilder m;
   auto r = m.initRoot<fsproto::Reply>();
+  r.setClusterFull(full);
   r.setTid(tid);
   r.setResult(result);
   r.setSafe(safe);
@@ -546,4 +547,21 @@ TEST_CASE("async: setattrs of a new file fold into its create while the batch is
   CHECK(reqs[1].getCreate().getThen().getMask() == 0);
   CHECK(reqs[3].getSetattr().getIno() == 1000);
   CHECK(reqs[3].getSetattr().getAttr().getMode() == 0700);
+}
+
+TEST_CASE("async: the MDS's word that the cluster is full holds until a reply says otherwise, and "
+          "its ENOSPC is kept for the next fsync") {
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/1, /*delay_us=*/1000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100);
+  CHECK_FALSE(c.cluster_full());
+  uint64_t t1 = submit_getattr(c, 1);
+  reply(c, t1, true, -ENOSPC, /*full=*/true);
+  CHECK(c.cluster_full());
+  std::string why;
+  CHECK(c.take_async_error(&why) == -ENOSPC);
+  uint64_t t2 = submit_getattr(c, 2);
+  reply(c, t2, true, 0, /*full=*/false);
+  CHECK_FALSE(c.cluster_full());
 }

@@ -39,6 +39,7 @@ struct ReplyView {
   uint64_t lock_owner = 0;
   uint64_t files = 0;
   uint64_t delegated_first = 0, delegated_count = 0;  // a refill (count 0: none)
+  bool cluster_full = false;                          // Reply.clusterFull
 };
 
 class Inbox : public ClientLink {
@@ -83,6 +84,7 @@ inline ReplyView decode_reply(const msg::Message &m) {
     v.safe = r.getSafe();
     v.unsafe = r.getUnsafe();
     v.message = r.getMessage();
+    v.cluster_full = r.getClusterFull();
     if (r.hasInode()) v.inode = inode_from_proto(r.getInode());
     if (r.hasParent()) v.parent = inode_from_proto(r.getParent());
     if (r.hasReplaced()) v.replaced = inode_from_proto(r.getReplaced());

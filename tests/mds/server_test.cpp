@@ -557,6 +557,46 @@ TEST_CASE("mds server: a create's folded setattr (Create.then) applies as if it 
   CHECK(root.lookup(kRootIno, "e").result == -ENOENT);
 }
 
+TEST_CASE("mds server: a full cluster: what takes space fails with ENOSPC, the rest goes on",
+          "[mds]") {
+  auto full = std::make_shared<std::atomic<bool>>(false);
+  MdsServerOptions o;
+  o.full = [full] { return *full ? std::string("osd.1 is full") : std::string(); };
+  Fixture f(o);
+  TestClient c(*f.server, "c");
+  c.supports_inline = true;
+  REQUIRE(c.hello().first == 0);
+  Ino small = c.create_inline(kRootIno, "small").inode->ino;
+  REQUIRE(c.report_data(small, 3, std::string("abc")).result == 0);
+  Ino dir = c.mkdir(kRootIno, "d").inode->ino;
+  CHECK_FALSE(c.getattr(small).cluster_full);
+
+  *full = true;
+  auto r = c.create(kRootIno, "new");
+  CHECK(r.result == -ENOSPC);
+  CHECK(r.cluster_full);
+  CHECK(r.message.find("osd.1 is full") != std::string::npos);
+  CHECK(c.mkdir(kRootIno, "d2").result == -ENOSPC);
+  CHECK(c.link(small, dir, "hard").result == -ENOSPC);
+  CHECK(c.setxattr(small, "user.a", "1").result == -ENOSPC);
+  CHECK(c.report_data(small, 6, std::string("abcdef")).result == -ENOSPC);
+  CHECK(c.lookup(kRootIno, "new").result == -ENOENT);
+  // What frees space or takes none: shrinking, chmod, rename, unlink, and
+  // opening a file that is there (a create of an existing name).
+  CHECK(c.report_data(small, 2, std::string("ab")).result == 0);
+  CHECK(c.chmod(small, 0600).result == 0);
+  CHECK(c.create(kRootIno, "small", false).result == 0);
+  CHECK(c.rename(kRootIno, "small", dir, "moved").result == 0);
+  auto u = c.unlink(dir, "moved");
+  CHECK(u.result == 0);
+  CHECK(u.cluster_full);
+
+  *full = false;
+  auto again = c.create(kRootIno, "new");
+  CHECK(again.result == 0);
+  CHECK_FALSE(again.cluster_full);
+}
+
 TEST_CASE("mds server: inline data starts with the create, follows size reports, never returns",
           "[mds]") {
   // mds_inline_data_max: the default, 16 KiB. Short leases: `legacy`'s

@@ -129,6 +129,8 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
     return false;
   // Without the filesystem's data pool the MDS has to say where data goes.
   if (data_pool_ < 0) return false;
+  // A full cluster: the MDS says ENOSPC, and the caller must hear it.
+  if (mds_.cluster_full()) return false;
   InodeAttr parent;
   if (!async_dir(dir, &parent)) return false;
   size_t len = std::strlen(name);
@@ -548,6 +550,9 @@ bool Filesystem::times_locally(fuse_req_t req, uint64_t ino, const struct stat *
 
 bool Filesystem::async_report_size(uint64_t ino) {
   if (!settings_.async_metadata) return false;
+  // Growing inline data is refused on a full cluster: the synchronous
+  // report returns the ENOSPC to whoever flushes.
+  if (mds_.cluster_full()) return false;
   uint64_t size = 0;
   Time mtime, ctime;
   FileLayout layout;

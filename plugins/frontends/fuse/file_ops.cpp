@@ -568,7 +568,9 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
     request(
         req, [&](fsproto::Request::Builder r) { r.initFsync().setIno(m); }, &err);
   std::string why;
-  if (err == 0 && mds_.take_async_error(&why) < 0) err = -EIO;
+  // A refused asynchronous change: ENOSPC as itself (a full cluster),
+  // anything else as the I/O error it is to this caller.
+  if (int e = err == 0 ? mds_.take_async_error(&why) : 0; e < 0) err = e == -ENOSPC ? e : -EIO;
   if (err == 0) {
     std::lock_guard<std::mutex> l(data_error_mu_);
     if (data_error_ != 0) err = data_error_, data_error_ = 0;
@@ -753,7 +755,7 @@ int Filesystem::flush_everything(std::string *why) {
   }
   std::string refused;
   if (int e = mds_.take_async_error(&refused); e < 0 && first == 0) {
-    first = -EIO;
+    first = e == -ENOSPC ? e : -EIO;
     *why = "the MDS refused an asynchronous change: " + refused;
   }
   {

@@ -180,6 +180,7 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
 
 bool MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {
   auto r = m->root<fsproto::Reply>();
+  cluster_full_.store(r.getClusterFull(), std::memory_order_relaxed);
   auto it = pending_.find(r.getTid());
   if (it == pending_.end()) return false;  // a duplicate (replayed) answer
   Pending &p = it->second;

@@ -21,6 +21,7 @@
 #include <capnp/serialize.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -135,6 +136,9 @@ class MdsClient {
   // The first refusal of a submitted request since the last call (0:
   // none), with its message: what fsync and unmount report.
   int take_async_error(std::string *message);
+  // The MDS's last reply said the cluster is full (Reply.clusterFull): it
+  // refuses changes that take space, so they are not decided here.
+  bool cluster_full() const { return cluster_full_.load(std::memory_order_relaxed); }
 
   // A message outside request/reply (Release, Goodbye): sent if connected
   // (a lease that is not released in time expires anyway). 0 or -errno.
@@ -179,6 +183,7 @@ class MdsClient {
   bool connected_ = false;  // transport connected
   bool welcomed_ = false;   // and the current connection was welcomed
   bool create_then_ = false;  // the MDS applies Create.then (Welcome.createThen)
+  std::atomic<bool> cluster_full_{false};
   bool closing_ = false;
   int welcome_error_ = 0;
   std::string welcome_message_;
