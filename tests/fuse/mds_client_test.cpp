@@ -549,8 +549,9 @@ TEST_CASE("async: setattrs of a new file fold into its create while the batch is
   CHECK(reqs[3].getSetattr().getAttr().getMode() == 0700);
 }
 
-TEST_CASE("async: the MDS's word that the cluster is full holds until a reply says otherwise, and "
-          "its ENOSPC is kept for the next fsync") {
+TEST_CASE(
+    "async: the MDS's word that the cluster is full holds until a reply says otherwise, and "
+    "its ENOSPC is kept for the next fsync") {
   FakeTransport t;
   MdsClient c(t, async_settings(/*batch_max=*/1, /*delay_us=*/1000), MdsHandlers{});
   c.on_connected();

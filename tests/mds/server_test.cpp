@@ -42,6 +42,20 @@ MdsServerOptions short_leases(uint64_t ms) {
   return o;
 }
 
+// Root's session and user 1000's, over a root directory open to all.
+struct RootAndUser {
+  Fixture f;
+  TestClient root{*f.server, "root"};
+  TestClient u{*f.server, "user"};
+  RootAndUser() {
+    REQUIRE(root.hello().first == 0);
+    u.uid = 1000;
+    u.gid = 1000;
+    REQUIRE(u.hello().first == 0);
+    REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  }
+};
+
 TEST_CASE("mds server: create, lookup, readdir and their errors", "[mds]") {
   Fixture f;
   TestClient a(*f.server, "a");
@@ -149,14 +163,9 @@ TEST_CASE("mds server: unlink, rmdir, rename and link semantics", "[mds]") {
 }
 
 TEST_CASE("mds server: setattr permissions and xattrs", "[mds]") {
-  Fixture f;
-  TestClient root(*f.server, "root");
-  REQUIRE(root.hello().first == 0);
-  TestClient u(*f.server, "user");
-  u.uid = 1000;
-  u.gid = 1000;
-  REQUIRE(u.hello().first == 0);
-  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  RootAndUser ru;
+  auto &root = ru.root;
+  auto &u = ru.u;
   Ino mine = u.create(kRootIno, "mine").inode->ino;
   Ino roots = root.create(kRootIno, "roots").inode->ino;
   CHECK(u.getattr(mine).inode->uid == 1000);
@@ -181,14 +190,9 @@ TEST_CASE("mds server: setattr permissions and xattrs", "[mds]") {
 }
 
 TEST_CASE("mds server: set-id bits go as Linux drops them: chown, and a writer's kill", "[mds]") {
-  Fixture f;
-  TestClient root(*f.server, "root");
-  REQUIRE(root.hello().first == 0);
-  TestClient u(*f.server, "user");
-  u.uid = 1000;
-  u.gid = 1000;
-  REQUIRE(u.hello().first == 0);
-  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  RootAndUser ru;
+  auto &root = ru.root;
+  auto &u = ru.u;
   auto file = [&](const char *name, uint32_t mode) {
     Ino ino = root.create(kRootIno, name).inode->ino;
     REQUIRE(root.chmod(ino, mode).result == 0);
@@ -506,14 +510,9 @@ TEST_CASE("mds server: an unlink of a file its caller has closed purges at once"
 TEST_CASE("mds server: a create's folded setattr (Create.then) applies as if it came next",
           "[mds]") {
   using SA = fsproto::SetAttr;
-  Fixture f;
-  TestClient root(*f.server, "root");
-  REQUIRE(root.hello().first == 0);
-  TestClient u(*f.server, "user");
-  u.uid = 1000;
-  u.gid = 1000;
-  REQUIRE(u.hello().first == 0);
-  REQUIRE(root.chmod(kRootIno, 0777).result == 0);
+  RootAndUser ru;
+  auto &root = ru.root;
+  auto &u = ru.u;
   auto create_then = [&](TestClient &c, const char *name, bool excl, uint32_t mask, uint32_t mode,
                          uint32_t uid) {
     return c.call([&](auto r) {
