@@ -385,8 +385,14 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
   // Set when a handler must wait for another session's Release.
   bool waiting = false;
   // Once per request: whether the cluster takes more data (MdsServerOptions::full).
+  // A Batch's requests are taken anyway: the client answered them before
+  // it could know (its next reply tells it), and refusing them now would
+  // take back what the application was told (a file it wrote would
+  // vanish). Their growth is one batch's worth, well inside the gap to
+  // the failsafe ratio.
   const std::string full_why = opts_.full ? opts_.full() : std::string();
   o.cluster_full = !full_why.empty();
+  const bool refuse_growth = o.cluster_full && !o.batched;
   auto refuse_full = [&](const std::string &what) {
     o.fail(ENOSPC, what + ": the cluster is full (" + full_why +
                        "): only deletes and changes that take no space go through");
@@ -505,7 +511,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       InodeRec &in = l.inode;
       if (auto e = check_setattr(in, a, cred, opts_.max_file_size); e.first != 0)
         return o.fail(e.first, e.second), true;
-      if (o.cluster_full && (a.getMask() & fsproto::SetAttr::MASK_INLINE) && a.getDataInline() &&
+      if (refuse_growth && (a.getMask() & fsproto::SetAttr::MASK_INLINE) && a.getDataInline() &&
           a.getInlineData().size() > in.inline_data.size())
         return refuse_full("inline data of inode " + std::to_string(in.ino)), true;
       if (!clear_inode(l)) return false;
@@ -575,7 +581,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         o.parent = dir.inode;
         return true;
       }
-      if (o.cluster_full) return refuse_full("create " + name), true;
+      if (refuse_growth) return refuse_full("create " + name), true;
       if (!clear_conflicts(sid, dir.inode.ino, kDirLeases)) return false;
       if (!dir.table && dir.loc.parent && !clear_conflicts(sid, dir.loc.parent, kDirLeases))
         return false;
@@ -644,7 +650,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       if (!need(q.getIno(), target)) return !waiting;
       if (is_dir(target.inode))
         return o.fail(EPERM, "hard links to directories are not allowed"), true;
-      if (o.cluster_full) return refuse_full("link " + name), true;
+      if (refuse_growth) return refuse_full("link " + name), true;
       if (!need_dir(q.getNewParent(), dir, 3)) return !waiting;
       if (int e = check_name(name)) return o.fail(e, "bad name"), true;
       auto existing = get_dentry(dir.inode.ino, name);
@@ -889,7 +895,7 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
       Loaded l;
       if (!need(ino, l)) return !waiting;
       if (name.empty() || name.size() > kNameMax) return o.fail(ERANGE, "bad xattr name"), true;
-      if (set && o.cluster_full) return refuse_full("setxattr " + name), true;
+      if (set && refuse_growth) return refuse_full("setxattr " + name), true;
       if (name.rfind("trusted.", 0) == 0 || name.rfind("security.", 0) == 0) {
         if (cred.uid != 0) return o.fail(EPERM, "trusted./security. xattrs need root"), true;
       } else if (name.rfind("user.", 0) == 0) {

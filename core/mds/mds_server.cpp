@@ -654,6 +654,7 @@ bool MdsServer::on_request(const LinkRef &link, msg::Message &&m, bool from_queu
   }
 
   Outcome o;
+  o.batched = batched;
   bool done = true;
   try {
     done = execute(*s, req, o);

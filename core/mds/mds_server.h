@@ -188,6 +188,7 @@ class MdsServer {
     bool mutated = false;              // `update` must be journaled
     bool deferred = false;             // answered later (waiting lock, fsync)
     bool cluster_full = false;         // said in the reply (Reply.clusterFull)
+    bool batched = false;              // the client already answered it (a Batch's)
     MetaUpdate update;
     Outcome &fail(int err, std::string msg) {
       result = -err;

@@ -83,6 +83,11 @@ expect_enospc() {
   grep -q 'No space left on device' "$scratch/enospc.err" ||
     fail "$what on the full cluster: not ENOSPC: $(cat "$scratch/enospc.err")"
 }
+# The client learns that the cluster is full from the OSDs' ENOSPC and from
+# the MDS's replies (Reply.clusterFull); a statfs asks the MDS once its
+# map has caught up. Changes it had answered before it knew are kept.
+sleep 2
+stat -f "$mnt" >/dev/null
 expect_enospc "mkdir" mkdir "$mnt/newdir"
 expect_enospc "a new small file" dd if="$scratch/small" of="$mnt/big/new" conv=fsync status=none
 expect_enospc "setfattr" setfattr -n user.note -v x "$mnt/small"

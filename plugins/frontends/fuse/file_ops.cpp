@@ -510,6 +510,7 @@ int Filesystem::write_back(uint64_t ino, const FileLayout &layout) {
   await_create(ino);
   settle_inline(ino);
   int err = data_ ? data_->flush(layout) : 0;
+  if (err == -ENOSPC) mds_.note_cluster_full();
   if (err < 0) {
     log_(STRATA_LOG_WARN, "inode " + std::to_string(ino) +
                               ": writing a closed file's data out failed: " + std::strerror(-err) +
@@ -581,6 +582,9 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
     }
     if (open) await_create(m), settle_inline(m);
     if (open && data_) err = data_->flush(layout);
+    // The OSDs refused data for want of space: decide nothing that takes
+    // space here until the MDS says otherwise (its map may lag theirs).
+    if (err == -ENOSPC) mds_.note_cluster_full();
     if (err == 0) err = report_size(req, m);
   }
   // The Fsync follows every change submitted before it (the MDS runs a
@@ -589,9 +593,15 @@ void Filesystem::fsync(fuse_req_t req, fuse_ino_t ino, bool directory) {
     request(
         req, [&](fsproto::Request::Builder r) { r.initFsync().setIno(m); }, &err);
   std::string why;
-  // A refused asynchronous change: ENOSPC as itself (a full cluster),
-  // anything else as the I/O error it is to this caller.
-  if (int e = err == 0 ? mds_.take_async_error(&why) : 0; e < 0) err = e == -ENOSPC ? e : -EIO;
+  // A refused asynchronous change: ENOSPC as itself (a full cluster: it
+  // explains whatever failed after it), anything else as the I/O error it
+  // is to this caller.
+  if (int e = mds_.take_async_error(&why); e < 0) {
+    if (e == -ENOSPC)
+      err = e;
+    else if (err == 0)
+      err = -EIO;
+  }
   if (err == 0) {
     std::lock_guard<std::mutex> l(data_error_mu_);
     if (data_error_ != 0) err = data_error_, data_error_ = 0;

@@ -143,6 +143,8 @@ class MdsClient {
   // The MDS's last reply said the cluster is full (Reply.clusterFull): it
   // refuses changes that take space, so they are not decided here.
   bool cluster_full() const { return cluster_full_.load(std::memory_order_relaxed); }
+  // An OSD refused a write with ENOSPC: full until an MDS reply says not.
+  void note_cluster_full() { cluster_full_.store(true, std::memory_order_relaxed); }
 
   // A message outside request/reply (Release, Goodbye): sent if connected
   // (a lease that is not released in time expires anyway). 0 or -errno.
