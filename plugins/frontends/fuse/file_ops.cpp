@@ -418,10 +418,6 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // (close-to-open). Without the lease (or with sync_close), close reports
   // write-out errors itself. Changed data waits writeback_delay_ms.
   if (closers_ && holds_file_write(m)) {
-    if (dirty && report_with_create(m)) {
-      fuse_reply_err(req, 0);
-      return;
-    }
     // Nothing changed and nothing queued: nothing to write out (a worker
     // woken for it cost a context switch per close of a tar c).
     if (dirty || closers_->has_jobs(m))
@@ -435,23 +431,6 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   int err = data_ ? data_->flush(layout) : 0;
   if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
-}
-
-bool Filesystem::report_with_create(uint64_t ino) {
-  uint64_t tid = 0;
-  {
-    std::lock_guard<std::mutex> l(open_mu_);
-    auto it = open_.find(ino);
-    if (it == open_.end()) return false;
-    const OpenFile &f = it->second;
-    if (!f.layout.inline_data || f.size > inline_max_ || f.create_tid == 0) return false;
-    tid = f.create_tid;
-  }
-  // A write-out queued before must go first; a create already sent leaves
-  // the bytes to the usual write-out (they may never need to go).
-  if (closers_->has_jobs(ino) || !mds_.create_unsent(tid)) return false;
-  settle_inline(ino);
-  return async_report_size(ino);
 }
 
 void Filesystem::settle_victim(uint64_t dir, const char *name) {

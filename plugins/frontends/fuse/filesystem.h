@@ -250,11 +250,6 @@ class Filesystem {
   bool async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type, mode_t mode,
                   dev_t rdev, const char *symlink_target, InodeAttr *out,
                   uint64_t *create_tid = nullptr);
-  // A small file closed while its create still waits in the unsent batch:
-  // its size report and bytes go into that create (Create.then) now, not
-  // in a write-out of their own a second later (tar, rsync: one MDS
-  // request per small file, no close worker woken). False: the usual way.
-  bool report_with_create(uint64_t ino);
   // Before a file's data goes to its objects: its asynchronous create
   // must be safe, or a client that dies first leaves data objects with no
   // inode. Waits (at most a lease's time) if it is not yet.
