@@ -407,6 +407,20 @@ TEST_CASE("async: a batch queued across a disconnect does not keep the reconnect
   CHECK(sent >= 1);
 }
 
+// An asynchronous setattr of ino (owner 42 where the mask says so).
+static uint64_t submit_setattr(MdsClient &c, uint64_t ino, uint32_t mask, uint32_t mode,
+                               int64_t mtime = 0) {
+  return c.submit([&](fsproto::Request::Builder b) {
+    auto a = b.initSetattr();
+    a.setIno(ino);
+    auto x = a.initAttr();
+    x.setMask(mask);
+    x.setMode(mode);
+    x.setUid(42);
+    x.initMtime().setSec(mtime);
+  });
+}
+
 TEST_CASE("async: adjacent setattrs of one inode go as one, unless a chown follows a chmod") {
   using SA = fsproto::SetAttr;
   FakeTransport t;
@@ -414,15 +428,7 @@ TEST_CASE("async: adjacent setattrs of one inode go as one, unless a chown follo
   c.on_connected();
   welcome(c, 7, 0, 1000, 100);
   auto setattr = [&](uint64_t ino, uint32_t mask, uint32_t mode, int64_t mtime) {
-    return c.submit([&](fsproto::Request::Builder b) {
-      auto a = b.initSetattr();
-      a.setIno(ino);
-      auto x = a.initAttr();
-      x.setMask(mask);
-      x.setMode(mode);
-      x.setUid(42);
-      x.initMtime().setSec(mtime);
-    });
+    return submit_setattr(c, ino, mask, mode, mtime);
   };
   uint64_t t1 = setattr(5, SA::MASK_MTIME, 0, 100);
   uint64_t t2 = setattr(5, SA::MASK_UID, 0, 0);       // chown: merged
@@ -452,16 +458,7 @@ TEST_CASE("async: a chmod after a chown that kills set-id bits goes along, witho
   MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
   c.on_connected();
   welcome(c, 7, 0, 1000, 100);
-  auto setattr = [&](uint32_t mask, uint32_t mode) {
-    return c.submit([&](fsproto::Request::Builder b) {
-      auto a = b.initSetattr();
-      a.setIno(5);
-      auto x = a.initAttr();
-      x.setMask(mask);
-      x.setMode(mode);
-      x.setUid(42);
-    });
-  };
+  auto setattr = [&](uint32_t mask, uint32_t mode) { return submit_setattr(c, 5, mask, mode); };
   // What the kernel sends for tar's fchown and fchmod under KILLPRIV_V2.
   uint64_t t1 = setattr(SA::MASK_UID | SA::MASK_KILL_SUIDGID, 0);
   uint64_t t2 = setattr(SA::MASK_MODE, 04755);
