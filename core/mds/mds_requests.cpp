@@ -536,17 +536,20 @@ bool MdsServer::execute(Session &s, fsproto::Request::Reader req, Outcome &o) {
         return o.fail(q.getSymlinkTarget().size() ? ENAMETOOLONG : ENOENT, "bad symlink target"),
                true;
       // Folded setattrs (Create.then) only where the create surely makes
-      // the inode, and only what cannot depend on the MDS's clock or data.
+      // the inode, and only what cannot depend on the MDS's clock: mode,
+      // owner, times, and a size report with its inline bytes.
       const bool has_then = q.hasThen() && q.getThen().getMask() != 0;
       if (has_then) {
         constexpr uint32_t kThenMasks =
             fsproto::SetAttr::MASK_MODE | fsproto::SetAttr::MASK_UID | fsproto::SetAttr::MASK_GID |
             fsproto::SetAttr::MASK_ATIME | fsproto::SetAttr::MASK_MTIME |
-            fsproto::SetAttr::MASK_CTIME | fsproto::SetAttr::MASK_KILL_SUIDGID;
+            fsproto::SetAttr::MASK_CTIME | fsproto::SetAttr::MASK_KILL_SUIDGID |
+            fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_BLOCKS |
+            fsproto::SetAttr::MASK_INLINE;
         if (!q.getExclusive())
           return o.fail(EINVAL, "create: `then` needs an exclusive create"), true;
         if (q.getThen().getMask() & ~kThenMasks)
-          return o.fail(EINVAL, "create: `then` sets only mode, owner and times"), true;
+          return o.fail(EINVAL, "create: `then` sets only mode, owner, times and size"), true;
       }
       const Ino chosen = q.getIno();
       if (chosen != 0) {

@@ -293,8 +293,8 @@ struct Create {
                               # while small (Welcome.inlineMax); ignored without supportsInline
   # Set (mask != 0): a setattr of the new inode by the same caller, applied
   # right after the create as if it had come next (exclusive creates only;
-  # no size, inline data or "now" times; Welcome.createThen says the MDS
-  # knows it).
+  # no "now" times; a size report and inline bytes as SetAttr has them;
+  # Welcome.createThen says the MDS knows it).
   then @12 :SetAttr;
 }
 struct Link {

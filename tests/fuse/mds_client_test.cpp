@@ -517,7 +517,8 @@ TEST_CASE("async: setattrs of a new file fold into its create while the batch is
   uint64_t c4 = create(1, 1003, false);  // not exclusive: never folded into
   uint64_t s4 = setattr(1003, SA::MASK_MODE | SA::MASK_CTIME, 0600, 63);
   uint64_t c5 = create(1, 1004, true);
-  uint64_t s5 = setattr(1004, SA::MASK_SIZE | SA::MASK_CTIME, 0, 64);  // a size: not in a create
+  uint64_t s5 =
+      setattr(1004, SA::MASK_MTIME_NOW | SA::MASK_CTIME, 0, 64);  // "now": not in a create
   CHECK(c1 != c2);
   CHECK(s3 != c1);
   CHECK(c3 != c1);
@@ -562,4 +563,54 @@ TEST_CASE(
   uint64_t t2 = submit_getattr(c, 2);
   reply(c, t2, true, 0, /*full=*/false);
   CHECK_FALSE(c.cluster_full());
+}
+
+TEST_CASE("async: a small file's size report goes into its create while that is unsent") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100, /*create_then=*/true);
+  auto create = [&](uint64_t ino, uint32_t uid, bool inline_data) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      b.initCaller().setUid(uid);
+      auto q = b.initCreate();
+      q.setParent(1);
+      q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
+      q.setIno(ino);
+      q.setExclusive(true);
+      q.setDataInline(inline_data);
+    });
+  };
+  auto report = [&](uint64_t ino) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      b.initCaller();
+      b.initTime().setSec(70);
+      auto a = b.initSetattr();
+      a.setIno(ino);
+      auto x = a.initAttr();
+      x.setMask(SA::MASK_SIZE | SA::MASK_INLINE | SA::MASK_CTIME);
+      x.setSize(2);
+      x.setDataInline(true);
+      x.setInlineData(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("hi"), 2));
+      x.initCtime().setSec(70);
+    });
+  };
+  uint64_t root_inline = create(1000, 0, true);
+  uint64_t root_objects = create(1001, 0, false);
+  uint64_t user = create(1002, 1000, true);
+  CHECK(c.create_unsent(root_inline));
+  CHECK(c.create_unsent(root_objects));
+  CHECK_FALSE(c.create_unsent(user));  // a user's size report checks permissions: not folded
+  CHECK(report(1000) == root_inline);
+  CHECK(report(1001) != root_objects);  // inline bytes into a create in objects: no
+  c.flush_batch();
+  CHECK_FALSE(c.create_unsent(root_inline));  // sent
+  auto reqs = t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  REQUIRE(reqs.size() == 4);
+  auto then = reqs[0].getCreate().getThen();
+  CHECK(then.getMask() == (SA::MASK_SIZE | SA::MASK_INLINE | SA::MASK_CTIME));
+  CHECK(then.getSize() == 2);
+  CHECK(then.getInlineData().size() == 2);
+  CHECK(reqs[3].which() == fsproto::Request::SETATTR);
 }

@@ -47,7 +47,8 @@ struct RootAndUser {
   Fixture f;
   TestClient root{*f.server, "root"};
   TestClient u{*f.server, "user"};
-  RootAndUser() {
+  explicit RootAndUser(bool root_inline = false) {
+    root.supports_inline = root_inline;
     REQUIRE(root.hello().first == 0);
     u.uid = 1000;
     u.gid = 1000;
@@ -510,7 +511,7 @@ TEST_CASE("mds server: an unlink of a file its caller has closed purges at once"
 TEST_CASE("mds server: a create's folded setattr (Create.then) applies as if it came next",
           "[mds]") {
   using SA = fsproto::SetAttr;
-  RootAndUser ru;
+  RootAndUser ru(/*root_inline=*/true);
   auto &root = ru.root;
   auto &u = ru.u;
   auto create_then = [&](TestClient &c, const char *name, bool excl, uint32_t mask, uint32_t mode,
@@ -550,10 +551,34 @@ TEST_CASE("mds server: a create's folded setattr (Create.then) applies as if it 
   CHECK(root.lookup(kRootIno, "a").inode->mode == 04750);
   // Only exclusive creates, and only mode, owner and times.
   CHECK(create_then(root, "d", false, SA::MASK_MODE, 0600, 0).result == -EINVAL);
-  CHECK(create_then(root, "e", true, SA::MASK_SIZE, 0, 0).result == -EINVAL);
+  CHECK(create_then(root, "e", true, SA::MASK_ATIME_NOW, 0, 0).result == -EINVAL);
   CHECK(create_then(root, "f", true, SA::MASK_MTIME_NOW, 0, 0).result == -EINVAL);
   CHECK(root.lookup(kRootIno, "d").result == -ENOENT);
   CHECK(root.lookup(kRootIno, "e").result == -ENOENT);
+  // A closed small file's size report rides along: its bytes inline, but
+  // only into a create that starts inline.
+  auto with_bytes = [&](const char *name, bool inline_create) {
+    return root.call([&](auto r) {
+      r.initTime().setSec(500);
+      TestClient::fill_create(r, kRootIno, name, fsproto::FileType::REGULAR, 0644, true);
+      r.getCreate().setDataInline(inline_create);
+      auto t = r.getCreate().initThen();
+      t.setMask(SA::MASK_SIZE | SA::MASK_INLINE | SA::MASK_MTIME | SA::MASK_CTIME);
+      t.setSize(5);
+      t.setDataInline(true);
+      t.setInlineData(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("hello"), 5));
+      t.initMtime().setSec(9);
+      t.initCtime().setSec(9);
+    });
+  };
+  auto g = with_bytes("g", true);
+  REQUIRE(g.result == 0);
+  auto gi = root.getattr(g.inode->ino).inode;
+  CHECK(gi->size == 5);
+  CHECK(gi->inline_data == "hello");
+  CHECK(gi->mtime.sec == 9);
+  CHECK(with_bytes("h", false).result == -EINVAL);
+  CHECK(root.lookup(kRootIno, "h").result == -ENOENT);
 }
 
 TEST_CASE("mds server: a full cluster: what takes space fails with ENOSPC, the rest goes on",

@@ -542,7 +542,7 @@ bool Filesystem::times_locally(fuse_req_t req, uint64_t ino, const struct stat *
   // Nobody's close will write it out: a deferred write-out reports it.
   if (closed)
     closers_->post(
-        ino, [this, ino, layout] { write_back(ino, layout); }, true);
+        ino, [this, ino, layout] { write_back_closed(ino, layout); }, true);
   counters_.local_times();
   *out = c;
   return true;

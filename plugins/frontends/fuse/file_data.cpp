@@ -123,7 +123,7 @@ class FileDataImpl final : public FileData {
   std::mutex ioctx_m_;
   std::unordered_map<int64_t, strata_ioctx_t> ioctxs_;
 
-  std::mutex files_m_;
+  mutable std::mutex files_m_;
   std::unordered_map<uint64_t, StatePtr> files_;
 
   // Writers wait here while every buffer together is past its bound.
@@ -790,6 +790,8 @@ FileDataStats FileDataImpl::stats() const {
   s.readahead_hits = counters_.readahead_hits.load();
   s.object_errors = counters_.object_errors.load();
   s.writeback_bytes = total_pending_.load();
+  std::lock_guard flk(files_m_);
+  s.files = files_.size();
   return s;
 }
 

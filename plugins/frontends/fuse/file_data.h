@@ -59,6 +59,7 @@ struct FileDataStats {
   uint64_t readahead_hits = 0;
   uint64_t object_errors = 0;    // failed object operations (a missing object is not one)
   uint64_t writeback_bytes = 0;  // buffered now
+  uint64_t files = 0;            // files whose state (buffers, inline bytes) is held now
 };
 
 class FileData {

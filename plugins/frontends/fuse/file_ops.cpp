@@ -418,6 +418,10 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   // (close-to-open). Without the lease (or with sync_close), close reports
   // write-out errors itself. Changed data waits writeback_delay_ms.
   if (closers_ && holds_file_write(m)) {
+    if (dirty && report_with_create(m)) {
+      fuse_reply_err(req, 0);
+      return;
+    }
     // Nothing changed and nothing queued: nothing to write out (a worker
     // woken for it cost a context switch per close of a tar c).
     if (dirty || closers_->has_jobs(m))
@@ -431,6 +435,23 @@ void Filesystem::flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   int err = data_ ? data_->flush(layout) : 0;
   if (err == 0 && !async_report_size(m)) err = report_size(req, m);
   fuse_reply_err(req, -err);
+}
+
+bool Filesystem::report_with_create(uint64_t ino) {
+  uint64_t tid = 0;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it == open_.end()) return false;
+    const OpenFile &f = it->second;
+    if (!f.layout.inline_data || f.size > inline_max_ || f.create_tid == 0) return false;
+    tid = f.create_tid;
+  }
+  // A write-out queued before must go first; a create already sent leaves
+  // the bytes to the usual write-out (they may never need to go).
+  if (closers_->has_jobs(ino) || !mds_.create_unsent(tid)) return false;
+  settle_inline(ino);
+  return async_report_size(ino);
 }
 
 void Filesystem::settle_victim(uint64_t dir, const char *name) {
@@ -505,6 +526,17 @@ int Filesystem::write_back(uint64_t ino, const FileLayout &layout) {
   return err;
 }
 
+void Filesystem::write_back_closed(uint64_t ino, const FileLayout &layout) {
+  write_back(ino, layout);
+  if (!data_) return;
+  {
+    std::lock_guard<std::mutex> l(open_mu_);
+    auto it = open_.find(ino);
+    if (it != open_.end() && it->second.openers > 0) return;  // opened again
+  }
+  data_->forget(ino);
+}
+
 void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   if (req) counters_.count(Op::kRelease);
   uint64_t m = to_mds(ino);
@@ -527,15 +559,7 @@ void Filesystem::release(fuse_req_t req, fuse_ino_t ino, fuse_file_info *fi) {
   if (last && data_) {
     // Buffers go; the lease stays until revoked or expired (a reopen is
     // then free).
-    auto done = [this, m, layout] {
-      write_back(m, layout);
-      {
-        std::lock_guard<std::mutex> l(open_mu_);
-        auto it = open_.find(m);
-        if (it != open_.end() && it->second.openers > 0) return;  // opened again
-      }
-      data_->forget(m);
-    };
+    auto done = [this, m, layout] { write_back_closed(m, layout); };
     // Deferred only with changes to write (a reader's buffers, its
     // read-ahead, go at once: here, when that needs no wait and nothing of
     // the file is queued, else through a worker).

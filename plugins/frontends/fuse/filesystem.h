@@ -250,6 +250,11 @@ class Filesystem {
   bool async_make(fuse_req_t req, uint64_t dir, const char *name, FileType type, mode_t mode,
                   dev_t rdev, const char *symlink_target, InodeAttr *out,
                   uint64_t *create_tid = nullptr);
+  // A small file closed while its create still waits in the unsent batch:
+  // its size report and bytes go into that create (Create.then) now, not
+  // in a write-out of their own a second later (tar, rsync: one MDS
+  // request per small file, no close worker woken). False: the usual way.
+  bool report_with_create(uint64_t ino);
   // Before a file's data goes to its objects: its asynchronous create
   // must be safe, or a client that dies first leaves data objects with no
   // inode. Waits (at most a lease's time) if it is not yet.
@@ -286,6 +291,12 @@ class Filesystem {
   // A closed file's data and size, written out (close_workers.h): on a
   // CloseWorkers thread, or inline with sync_close. 0 or -errno.
   int write_back(uint64_t ino, const FileLayout &layout);
+  // write_back of a file nobody has open, then its buffers go (unless it
+  // was opened again meanwhile). Every write-out of a closed file ends
+  // so: one started by a later setattr (the kernel's ctime after a
+  // rename) would otherwise leave the file's state, and a copy of its
+  // inline bytes, for ever.
+  void write_back_closed(uint64_t ino, const FileLayout &layout);
   // Whether this client holds ino's fileWrite lease (nobody else can see
   // its data or size before a revoke makes us flush).
   bool holds_file_write(uint64_t ino) const;

@@ -1,5 +1,6 @@
 #include "mds_client.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -302,19 +303,26 @@ bool merge_setattr(fsproto::Request::Reader first, fsproto::Request::Reader seco
 }
 
 // `second` (a setattr) folded into `create`, the exclusive create of its
-// inode, as Create.then: only what the MDS takes there (mode, owner, times
-// and a kill; a change of owner only by root, so that it cannot fail where
-// the separate setattr would not have), with the setattr's own ctime (the
-// create's time stays the new inode's).
+// inode, as Create.then: only what the MDS takes there (mode, owner, times,
+// a kill, and a size report with its inline bytes; a change of owner or
+// size only by root, so that it cannot fail where the separate setattr
+// would not have), with the setattr's own ctime (the create's time stays
+// the new inode's).
 bool merge_into_create(fsproto::Request::Reader create, fsproto::Request::Reader second,
                        capnp::MessageBuilder &out) {
   using SA = fsproto::SetAttr;
   constexpr uint32_t kThen = SA::MASK_MODE | SA::MASK_UID | SA::MASK_GID | SA::MASK_ATIME |
-                             SA::MASK_MTIME | SA::MASK_CTIME | SA::MASK_KILL_SUIDGID;
+                             SA::MASK_MTIME | SA::MASK_CTIME | SA::MASK_KILL_SUIDGID |
+                             SA::MASK_SIZE | SA::MASK_BLOCKS | SA::MASK_INLINE;
   auto c = create.getCreate();
   auto b = second.getSetattr().getAttr();
   const uint32_t mb = b.getMask();
   if (!c.getExclusive() || !same_caller(create, second) || (mb & ~kThen)) return false;
+  // A size report: only root's (it checks write permission, which the
+  // creator of a read-only file lacks), and inline bytes only into a
+  // create that starts inline.
+  if ((mb & (SA::MASK_SIZE | SA::MASK_INLINE)) && create.getCaller().getUid() != 0) return false;
+  if ((mb & SA::MASK_INLINE) && b.getDataInline() && !c.getDataInline()) return false;
   if ((mb & (SA::MASK_UID | SA::MASK_GID)) && second.getCaller().getUid() != 0) return false;
   const bool ctime_known = (mb & SA::MASK_CTIME) || second.hasTime();
   if (!ctime_known) return false;
@@ -344,6 +352,17 @@ bool leaves_alone(fsproto::Request::Reader r, uint64_t ino) {
 }
 
 }  // namespace
+
+bool MdsClient::create_unsent(uint64_t tid) const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!create_then_ || std::find(batch_.begin(), batch_.end(), tid) == batch_.end()) return false;
+  auto it = pending_.find(tid);
+  if (it == pending_.end()) return false;
+  capnp::FlatArrayMessageReader r(it->second.request.asPtr());
+  auto req = r.getRoot<fsproto::Request>();
+  return req.which() == fsproto::Request::CREATE && req.getCreate().getExclusive() &&
+         req.getCaller().getUid() == 0 && req.getCaller().getGid() == 0;
+}
 
 bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid) {
   // A few back at most: the batch is short, and each look decodes one.

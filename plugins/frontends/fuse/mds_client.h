@@ -136,6 +136,10 @@ class MdsClient {
   // The first refusal of a submitted request since the last call (0:
   // none), with its message: what fsync and unmount report.
   int take_async_error(std::string *message);
+  // Whether `tid` is root's exclusive create, still in the unsent batch of
+  // an MDS that takes Create.then: a size report of its inode submitted now
+  // goes into it.
+  bool create_unsent(uint64_t tid) const;
   // The MDS's last reply said the cluster is full (Reply.clusterFull): it
   // refuses changes that take space, so they are not decided here.
   bool cluster_full() const { return cluster_full_.load(std::memory_order_relaxed); }

@@ -284,7 +284,11 @@ std::string MountClient::metrics() const {
       << "strata_fuse_data_readahead_hits_total " << d.readahead_hits << "\n"
       << "# HELP strata_fuse_data_writeback_bytes Bytes buffered for write-out now.\n"
          "# TYPE strata_fuse_data_writeback_bytes gauge\n"
-      << "strata_fuse_data_writeback_bytes " << d.writeback_bytes << "\n";
+      << "strata_fuse_data_writeback_bytes " << d.writeback_bytes << "\n"
+      << "# HELP strata_fuse_data_files Files whose buffers or inline bytes the client holds "
+         "now (open ones, and closed ones until written out).\n"
+         "# TYPE strata_fuse_data_files gauge\n"
+      << "strata_fuse_data_files " << d.files << "\n";
   }
   return o.str();
 }
