@@ -614,3 +614,67 @@ TEST_CASE("async: a small file's size report goes into its create while that is 
   CHECK(then.getInlineData().size() == 2);
   CHECK(reqs[3].which() == fsproto::Request::SETATTR);
 }
+
+TEST_CASE(
+    "async: after a takeover by an MDS without Create.then, folded setattrs go on their own") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0, 1000, 100, /*create_then=*/true);
+  uint64_t created = c.submit([&](fsproto::Request::Builder b) {
+    b.initCaller().setUid(0);
+    b.initTime().setSec(50);
+    auto q = b.initCreate();
+    q.setParent(1);
+    q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
+    q.setIno(1000);
+    q.setExclusive(true);
+    q.setDataInline(true);
+  });
+  uint64_t folded = c.submit([&](fsproto::Request::Builder b) {
+    b.initCaller().setUid(0);
+    b.initTime().setSec(70);
+    auto a = b.initSetattr();
+    a.setIno(1000);
+    auto x = a.initAttr();
+    x.setMask(SA::MASK_MODE | SA::MASK_SIZE | SA::MASK_INLINE | SA::MASK_CTIME);
+    x.setMode(0600);
+    x.setSize(2);
+    x.setDataInline(true);
+    x.setInlineData(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("hi"), 2));
+    x.initCtime().setSec(70);
+  });
+  REQUIRE(folded == created);
+  uint64_t later = submit_getattr(c, 1);
+  c.flush_batch();  // sent, never answered
+  CHECK(t.wait(1).msg->root<fsproto::Batch>().getRequests()[0].getCreate().getThen().getMask() !=
+        0);
+  c.on_disconnected();
+  c.on_connected();
+  CHECK(t.wait(2).type == fsproto::MSG_HELLO);
+  welcome(c, 7, 0, 2000, 100, /*create_then=*/false);
+  // The create without its `then`, its setattr right after it (a new tid),
+  // then the rest in order; nothing twice.
+  auto r1 = request(t.wait(3));
+  auto r2 = request(t.wait(4));
+  auto r3 = request(t.wait(5));
+  CHECK(r1.getTid() == created);
+  CHECK(r1.getCreate().getThen().getMask() == 0);
+  REQUIRE(r2.which() == fsproto::Request::SETATTR);
+  CHECK(r2.getTid() > later);
+  CHECK(r2.getSetattr().getIno() == 1000);
+  CHECK(r2.getSetattr().getAttr().getMode() == 0600);
+  CHECK(r2.getSetattr().getAttr().getInlineData().size() == 2);
+  CHECK(r2.getTime().getSec() == 70);
+  CHECK(r3.getTid() == later);
+  c.flush_batch();
+  CHECK(t.count() == 6);
+  // It counts as submitted last: what waits for everything waits for it.
+  reply(c, created, true);
+  reply(c, later, true);
+  CHECK(c.wait_safe(c.last_submitted(), 50) != 0);
+  CHECK(c.last_submitted() == r2.getTid());
+  reply(c, r2.getTid(), true);
+  CHECK(c.wait_safe(r2.getTid(), 1000) == 0);
+}

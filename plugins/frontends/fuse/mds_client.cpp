@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <vector>
 
 namespace strata::fuse {
@@ -150,9 +151,10 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
   uint64_t committed = w.getCommittedTid();
   // In tid order: what the MDS has not committed is replayed; what it
   // never answered is sent (again).
+  std::set<uint64_t> split_off;  // sent below, right after their creates
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending &p = it->second;
-    if (p.safe) {  // done; its caller has yet to pick up the reply
+    if (p.safe || split_off.count(it->first)) {  // done; its caller has yet to pick up the reply
       ++it;
       continue;
     }
@@ -173,10 +175,56 @@ void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
       }
       continue;
     }
+    // Folded attributes an MDS without Create.then would drop unseen.
+    const uint64_t then_tid = create_then_ ? 0 : split_create_then_locked(p);
     if (send_request_locked(it->first, p, resumed) == 0 && resumed) ++stats_.replayed;
+    if (then_tid) {
+      split_off.insert(then_tid);
+      send_request_locked(then_tid, pending_[then_tid], false);
+    }
     ++it;
   }
   cv_.notify_all();
+}
+
+uint64_t MdsClient::split_create_then_locked(Pending &p) {
+  capnp::FlatArrayMessageReader original(p.request.asPtr());
+  auto orig = original.getRoot<fsproto::Request>();
+  if (orig.which() != fsproto::Request::CREATE || !orig.getCreate().hasThen() ||
+      orig.getCreate().getThen().getMask() == 0)
+    return 0;
+  auto then = orig.getCreate().getThen();
+  // The setattr, as it was submitted before it folded: the same caller,
+  // at the time its ctime says.
+  capnp::MallocMessageBuilder set;
+  auto s = set.initRoot<fsproto::Request>();
+  s.setCaller(orig.getCaller());
+  if (then.getMask() & fsproto::SetAttr::MASK_CTIME)
+    s.setTime(then.getCtime());
+  else if (orig.hasTime())
+    s.setTime(orig.getTime());
+  auto sa = s.initSetattr();
+  sa.setIno(orig.getCreate().getIno());
+  sa.setAttr(then);
+  const uint64_t tid = next_tid_++;
+  s.setTid(tid);
+  s.setReplay(false);
+  // The create without it.
+  capnp::MallocMessageBuilder bare;
+  bare.setRoot(orig);
+  bare.getRoot<fsproto::Request>().getCreate().initThen();
+  p.request = capnp::messageToFlatArray(bare);
+
+  Pending &q = pending_[tid];
+  q.request = capnp::messageToFlatArray(set);
+  q.async = true;
+  ++stats_.requests;
+  ++stats_.async_requests;
+  ++stats_.waiting_now;
+  ++stats_.async_unsafe;
+  async_unsafe_.insert(tid);
+  last_submitted_ = std::max(last_submitted_, tid);
+  return tid;
 }
 
 bool MdsClient::handle_reply_locked(std::shared_ptr<ReceivedMessage> m) {

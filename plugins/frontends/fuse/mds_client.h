@@ -170,6 +170,11 @@ class MdsClient {
   // True when the reply answered a submit()ted request.
   bool handle_reply_locked(std::shared_ptr<ReceivedMessage> m);
   int send_request_locked(uint64_t tid, Pending &p, bool replay);
+  // For an MDS that does not take Create.then (an older one took over): a
+  // pending create's folded setattr comes out of it again as a request of
+  // its own, with a new tid, which the caller sends right after the
+  // create. 0: p holds no Create.then.
+  uint64_t split_create_then_locked(Pending &p);
   // Folds a setattr into an earlier request of its inode in the unsent
   // batch (a setattr, or its create); true with that request's tid.
   bool fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid);
