@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -677,4 +678,71 @@ TEST_CASE(
   CHECK(c.last_submitted() == r2.getTid());
   reply(c, r2.getTid(), true);
   CHECK(c.wait_safe(r2.getTid(), 1000) == 0);
+}
+
+TEST_CASE("async: a file renamed to a free name right after its unsent create is made there") {
+  using SA = fsproto::SetAttr;
+  FakeTransport t;
+  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
+  c.on_connected();
+  const bool create_then = GENERATE(false, true);
+  welcome(c, 7, 0, 1000, 100, create_then);
+  auto name = [](const char *n) {
+    return capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(n), std::strlen(n));
+  };
+  auto create = [&](uint64_t ino, const char *n) {
+    return c.submit([&](fsproto::Request::Builder b) {
+      b.initCaller().setUid(0);
+      b.initTime().setSec(50);
+      auto q = b.initCreate();
+      q.setParent(1);
+      q.setName(name(n));
+      q.setIno(ino);
+      q.setExclusive(true);
+    });
+  };
+  auto rename = [&](const char *from, uint64_t new_parent, const char *to, bool free) {
+    return c.submit(
+        [&](fsproto::Request::Builder b) {
+          b.initCaller().setUid(0);
+          b.initTime().setSec(80);
+          auto r = b.initRename();
+          r.setParent(1);
+          r.setName(name(from));
+          r.setNewParent(new_parent);
+          r.setNewName(name(to));
+        },
+        free);
+  };
+  uint64_t c1 = create(1000, ".a.tmp");
+  uint64_t r1 = rename(".a.tmp", 1, "a", /*free=*/true);
+  uint64_t c2 = create(1001, ".b.tmp");
+  uint64_t r2 = rename(".b.tmp", 1, "b", /*free=*/false);  // "b" may exist: a rename
+  uint64_t c3 = create(1002, ".c.tmp");
+  uint64_t r3 = rename(".c.tmp", 2, "c", /*free=*/true);  // another directory: a rename
+  uint64_t c4 = create(1003, ".d.tmp");
+  uint64_t c5 = create(1004, ".e.tmp");
+  uint64_t r4 = rename(".d.tmp", 1, "d", /*free=*/true);  // not the last request: a rename
+  CHECK(r2 != c2);
+  CHECK(r3 != c3);
+  CHECK(r4 != c4);
+  CHECK(c5 != c4);
+  c.flush_batch();
+  auto reqs = t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  if (!create_then) {
+    CHECK(r1 != c1);
+    CHECK(reqs.size() == 9);
+    return;
+  }
+  CHECK(r1 == c1);
+  REQUIRE(reqs.size() == 8);
+  auto made = reqs[0].getCreate();
+  CHECK(made.getName() == name("a"));
+  CHECK(reqs[0].getTime().getSec() == 80);  // the directory's times: the rename's
+  auto then = made.getThen();
+  CHECK(then.getMask() == (SA::MASK_ATIME | SA::MASK_MTIME | SA::MASK_CTIME));
+  CHECK(then.getAtime().getSec() == 50);  // the file's own: the create's
+  CHECK(then.getMtime().getSec() == 50);
+  CHECK(then.getCtime().getSec() == 80);
+  CHECK(reqs[2].which() == fsproto::Request::RENAME);
 }

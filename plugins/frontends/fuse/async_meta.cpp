@@ -107,12 +107,15 @@ bool Filesystem::async_dir(uint64_t dir, InodeAttr *dir_attr) {
 }
 
 uint64_t Filesystem::submit(const Caller &c, const Time &stamp,
-                            const std::function<void(fsproto::Request::Builder)> &fill) {
-  return mds_.submit([&](fsproto::Request::Builder r) {
-    fill_caller(c, r);
-    fill_time(r.initTime(), stamp);
-    fill(r);
-  });
+                            const std::function<void(fsproto::Request::Builder)> &fill,
+                            bool new_name_free) {
+  return mds_.submit(
+      [&](fsproto::Request::Builder r) {
+        fill_caller(c, r);
+        fill_time(r.initTime(), stamp);
+        fill(r);
+      },
+      new_name_free);
 }
 
 void Filesystem::touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp) {
@@ -321,14 +324,20 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, ui
   if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid) return false;
   if (!same_dir && (new_parent.mode & 01000) && c.uid != 0 && c.uid != new_parent.uid) return false;
   const Time stamp = now_time();
-  submit(c, stamp, [&](fsproto::Request::Builder r) {
-    auto n = r.initRename();
-    n.setParent(dir);
-    n.setName(bytes_of(name));
-    n.setNewParent(new_dir);
-    n.setNewName(bytes_of(newname));
-    n.setFlags(flags);
-  });
+  // A file renamed within its directory to a free name right after its
+  // create (rsync's temporary file) may be made under the new name.
+  const bool name_free = same_dir && to.found == LeaseCache::Found::kNegative;
+  submit(
+      c, stamp,
+      [&](fsproto::Request::Builder r) {
+        auto n = r.initRename();
+        n.setParent(dir);
+        n.setName(bytes_of(name));
+        n.setNewParent(new_dir);
+        n.setNewName(bytes_of(newname));
+        n.setFlags(flags);
+      },
+      name_free);
   cache_.renamed(dir, name, new_dir, newname, flags);
   if (replaced) cache_.drop(replaced->ino);
   InodeAttr m = moving->first;

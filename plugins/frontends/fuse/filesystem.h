@@ -272,8 +272,10 @@ class Filesystem {
   bool async_report_size(uint64_t ino);
   // stamp: the time the change was shown with (the MDS stamps it too).
   // Returns the request's tid (0: the client is closing).
+  // new_name_free: as MdsClient::submit's.
   uint64_t submit(const Caller &c, const Time &stamp,
-                  const std::function<void(fsproto::Request::Builder)> &fill);
+                  const std::function<void(fsproto::Request::Builder)> &fill,
+                  bool new_name_free = false);
   // The parent's attributes after a change in it made here.
   void touch_dir(InodeAttr dir, int nlink_delta, const Time &stamp);
   // Every change submitted so far is safe (0), or why not.

@@ -384,6 +384,38 @@ bool merge_into_create(fsproto::Request::Reader create, fsproto::Request::Reader
   return true;
 }
 
+// `rename` folded into `create`, the request right before it: the rename
+// of the name that create makes to a name known to be free in the same
+// directory (an rsync's temporary file put in place). The file is made
+// under its new name, and what the two leave stays: the inode's atime and
+// mtime are the create's (Create.then), its ctime and the directory's
+// times the rename's (the create's time).
+bool merge_rename_into_create(fsproto::Request::Reader create, fsproto::Request::Reader rename,
+                              capnp::MessageBuilder &out) {
+  using SA = fsproto::SetAttr;
+  constexpr uint32_t kNoReplace = 1;  // RENAME_NOREPLACE: the name is free anyway
+  auto c = create.getCreate();
+  auto r = rename.getRename();
+  if (!c.getExclusive() || !same_caller(create, rename) || !create.hasTime() || !rename.hasTime() ||
+      (r.getFlags() & ~kNoReplace))
+    return false;
+  if (r.getParent() != c.getParent() || r.getNewParent() != c.getParent() ||
+      r.getName() != c.getName())
+    return false;
+  out.setRoot(create);
+  auto q = out.getRoot<fsproto::Request>();
+  q.setTime(rename.getTime());
+  auto made = q.getCreate();
+  made.setName(r.getNewName());
+  auto then = made.getThen();
+  uint32_t mask = then.getMask();
+  if (!(mask & SA::MASK_ATIME)) then.setAtime(create.getTime()), mask |= SA::MASK_ATIME;
+  if (!(mask & SA::MASK_MTIME)) then.setMtime(create.getTime()), mask |= SA::MASK_MTIME;
+  then.setCtime(rename.getTime());
+  then.setMask(mask | SA::MASK_CTIME);
+  return true;
+}
+
 // Does `r` (not a setattr of `ino`, not its create) leave `ino` alone, so
 // that a later setattr of `ino` may be applied before it? Only creates
 // elsewhere and setattrs of other inodes are known to: anything else may
@@ -442,15 +474,36 @@ bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid)
   return false;
 }
 
-uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill) {
+bool MdsClient::fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid) {
+  if (!create_then_ || batch_.empty()) return false;
+  auto it = pending_.find(batch_.back());
+  if (it == pending_.end()) return false;
+  capnp::FlatArrayMessageReader before(it->second.request.asPtr());
+  auto prev = before.getRoot<fsproto::Request>();
+  if (prev.which() != fsproto::Request::CREATE) return false;
+  capnp::MallocMessageBuilder merged;
+  if (!merge_rename_into_create(prev, req, merged)) return false;
+  merged.getRoot<fsproto::Request>().setTid(it->first);
+  batch_bytes_ -= it->second.request.asBytes().size();
+  it->second.request = capnp::messageToFlatArray(merged);
+  batch_bytes_ += it->second.request.asBytes().size();
+  *tid = it->first;
+  return true;
+}
+
+uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill,
+                           bool new_name_free) {
   capnp::MallocMessageBuilder msg;
   auto req = msg.initRoot<fsproto::Request>();
   fill(req);
   std::lock_guard<std::mutex> l(mu_);
   if (closing_) return 0;
-  if (!batch_.empty() && req.which() == fsproto::Request::SETATTR) {
+  const auto kind = req.which();
+  if (!batch_.empty() &&
+      (kind == fsproto::Request::SETATTR || (kind == fsproto::Request::RENAME && new_name_free))) {
     uint64_t into = 0;
-    if (fold_setattr_locked(req.asReader(), &into)) {
+    if (kind == fsproto::Request::SETATTR ? fold_setattr_locked(req.asReader(), &into)
+                                          : fold_rename_locked(req.asReader(), &into)) {
       ++stats_.async_merged;
       if (size_t(req.which()) < MdsClientStats::kKinds) ++stats_.async_by_kind[size_t(req.which())];
       return into;

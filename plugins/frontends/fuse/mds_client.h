@@ -126,7 +126,10 @@ class MdsClient {
   // failover, until safe. Order holds: a call() sends the queued batch
   // before its own request.
   bool take_ino(uint64_t *ino);
-  uint64_t submit(const std::function<void(fsproto::Request::Builder)> &fill);
+  // new_name_free: a rename whose new name the caller knows to be free (it
+  // may fold into the create of its file, still unsent).
+  uint64_t submit(const std::function<void(fsproto::Request::Builder)> &fill,
+                  bool new_name_free = false);
   void flush_batch();
   // The newest tid submitted (0: none).
   uint64_t last_submitted() const;
@@ -178,6 +181,9 @@ class MdsClient {
   // Folds a setattr into an earlier request of its inode in the unsent
   // batch (a setattr, or its create); true with that request's tid.
   bool fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid);
+  // Folds a rename into the create of its file, the last request of the
+  // unsent batch (the new name is known free); true with that tid.
+  bool fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid);
   // urgent: someone waits for what was sent to be safe (Batch.urgent); a
   // Batch goes out even with no requests in it.
   void flush_batch_locked(bool urgent = false);

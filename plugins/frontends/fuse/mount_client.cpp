@@ -244,7 +244,7 @@ std::string MountClient::metrics() const {
   metric("strata_fuse_mds_async_requests_total", "counter", s.async_requests,
          "Changes answered locally and sent in batches (asynchronous metadata).");
   metric("strata_fuse_mds_async_merged_total", "counter", s.async_merged,
-         "Setattrs merged into the one queued before them.");
+         "Setattrs and renames folded into a request queued before them (a setattr, a create).");
   metric("strata_fuse_mds_batches_total", "counter", s.batches, "Batch messages sent to the MDS.");
   metric("strata_fuse_mds_async_refused_total", "counter", s.async_failed,
          "Asynchronous changes the MDS refused.");
