@@ -256,6 +256,46 @@ uint64_t submit_getattr(MdsClient &c, uint64_t ino) {
   return c.submit([&](fsproto::Request::Builder b) { b.initSetattr().setIno(ino); });
 }
 
+// An asynchronous create of parent/name as inode `ino`, by `uid` at time
+// `sec` (0: no time).
+struct NewFile {
+  uint64_t ino = 0;
+  const char *name = "f";
+  uint64_t parent = 1;
+  bool exclusive = true;
+  uint32_t uid = 0;
+  int64_t sec = 50;
+  uint32_t mode = 0644;
+  bool inline_data = false;
+};
+
+uint64_t submit_create(MdsClient &c, const NewFile &f) {
+  return c.submit([&](fsproto::Request::Builder b) {
+    b.initCaller().setUid(f.uid);
+    if (f.sec) b.initTime().setSec(f.sec);
+    auto q = b.initCreate();
+    q.setParent(f.parent);
+    q.setName(
+        capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(f.name), std::strlen(f.name)));
+    q.setIno(f.ino);
+    q.setMode(f.mode);
+    q.setExclusive(f.exclusive);
+    q.setDataInline(f.inline_data);
+  });
+}
+
+// A client welcomed by an MDS with 100 inode numbers for it, batching up
+// to 64 requests for 100 ms (the tests flush).
+struct WelcomedClient {
+  explicit WelcomedClient(bool create_then)
+      : c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{}) {
+    c.on_connected();
+    welcome(c, 7, 0, 1000, 100, create_then);
+  }
+  FakeTransport t;
+  MdsClient c;
+};
+
 std::vector<uint64_t> batch_tids(const Sent &s) {
   REQUIRE(s.type == fsproto::MSG_BATCH);
   std::vector<uint64_t> out;
@@ -484,16 +524,7 @@ TEST_CASE("async: setattrs of a new file fold into its create while the batch is
   const bool create_then = GENERATE(false, true);
   welcome(c, 7, 0, 1000, 100, create_then);
   auto create = [&](uint64_t parent, uint64_t ino, bool exclusive) {
-    return c.submit([&](fsproto::Request::Builder b) {
-      b.initCaller().setUid(0);
-      b.initTime().setSec(50);
-      auto q = b.initCreate();
-      q.setParent(parent);
-      q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
-      q.setIno(ino);
-      q.setMode(0644);
-      q.setExclusive(exclusive);
-    });
+    return submit_create(c, {.ino = ino, .parent = parent, .exclusive = exclusive});
   };
   auto setattr = [&](uint64_t ino, uint32_t mask, uint32_t mode, int64_t sec) {
     return c.submit([&](fsproto::Request::Builder b) {
@@ -573,15 +604,7 @@ TEST_CASE("async: a small file's size report goes into its create while that is 
   c.on_connected();
   welcome(c, 7, 0, 1000, 100, /*create_then=*/true);
   auto create = [&](uint64_t ino, uint32_t uid, bool inline_data) {
-    return c.submit([&](fsproto::Request::Builder b) {
-      b.initCaller().setUid(uid);
-      auto q = b.initCreate();
-      q.setParent(1);
-      q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
-      q.setIno(ino);
-      q.setExclusive(true);
-      q.setDataInline(inline_data);
-    });
+    return submit_create(c, {.ino = ino, .uid = uid, .sec = 0, .inline_data = inline_data});
   };
   auto report = [&](uint64_t ino) {
     return c.submit([&](fsproto::Request::Builder b) {
@@ -619,20 +642,10 @@ TEST_CASE("async: a small file's size report goes into its create while that is 
 TEST_CASE(
     "async: after a takeover by an MDS without Create.then, folded setattrs go on their own") {
   using SA = fsproto::SetAttr;
-  FakeTransport t;
-  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
-  c.on_connected();
-  welcome(c, 7, 0, 1000, 100, /*create_then=*/true);
-  uint64_t created = c.submit([&](fsproto::Request::Builder b) {
-    b.initCaller().setUid(0);
-    b.initTime().setSec(50);
-    auto q = b.initCreate();
-    q.setParent(1);
-    q.setName(capnp::Data::Reader(reinterpret_cast<const capnp::byte *>("f"), 1));
-    q.setIno(1000);
-    q.setExclusive(true);
-    q.setDataInline(true);
-  });
+  WelcomedClient w(/*create_then=*/true);
+  auto &t = w.t;
+  auto &c = w.c;
+  uint64_t created = submit_create(c, {.ino = 1000, .inline_data = true});
   uint64_t folded = c.submit([&](fsproto::Request::Builder b) {
     b.initCaller().setUid(0);
     b.initTime().setSec(70);
@@ -682,24 +695,15 @@ TEST_CASE(
 
 TEST_CASE("async: a file renamed to a free name right after its unsent create is made there") {
   using SA = fsproto::SetAttr;
-  FakeTransport t;
-  MdsClient c(t, async_settings(/*batch_max=*/64, /*delay_us=*/100000), MdsHandlers{});
-  c.on_connected();
   const bool create_then = GENERATE(false, true);
-  welcome(c, 7, 0, 1000, 100, create_then);
+  WelcomedClient w(create_then);
+  auto &t = w.t;
+  auto &c = w.c;
   auto name = [](const char *n) {
     return capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(n), std::strlen(n));
   };
   auto create = [&](uint64_t ino, const char *n) {
-    return c.submit([&](fsproto::Request::Builder b) {
-      b.initCaller().setUid(0);
-      b.initTime().setSec(50);
-      auto q = b.initCreate();
-      q.setParent(1);
-      q.setName(name(n));
-      q.setIno(ino);
-      q.setExclusive(true);
-    });
+    return submit_create(c, {.ino = ino, .name = n});
   };
   auto rename = [&](const char *from, uint64_t new_parent, const char *to, bool free) {
     return c.submit(
