@@ -272,7 +272,16 @@ class Store {
   Status claim_stage_space(uint64_t len, const std::string &what);
   void unclaim_stage_space(uint64_t len) { staging_bytes_ -= len; }
   std::shared_ptr<StageReleaser> releaser_ = std::make_shared<StageReleaser>();
+  // An in-flight object's size as later transactions must see it. A plain
+  // write to an object nobody tracks records only the end it reaches
+  // (exact = false): most writes (a new file's first object) never need
+  // more, and finding the rest costs a backend stat on every replica.
+  struct TrackedSize {
+    uint64_t bytes = 0;
+    bool exact = true;
+  };
   uint64_t tracked_size(std::string_view coll, std::string_view oid);
+  uint64_t backend_size(std::string_view coll, std::string_view oid);
   // Read lock on one object's stripe; the apply thread takes the stripes of
   // a transaction's objects exclusively (all of them for collection ops).
   // First waits until the object has no acknowledged, unapplied transaction.
@@ -302,7 +311,7 @@ class Store {
   uint64_t next_seq_ = 1;                    // GUARDED_BY(submit_mu_)
   std::atomic<uint64_t> submitted_seq_{0};   // for stats() without the submit lock
   std::set<std::string> collections_;        // as of the last submitted txn; GUARDED_BY(submit_mu_)
-  std::map<std::string, std::optional<uint64_t>> sizes_;  // in-flight objects; GUARDED_BY(submit_mu_)
+  std::map<std::string, TrackedSize> sizes_;  // in-flight objects; GUARDED_BY(submit_mu_)
   // Collections removed by a transaction not yet applied, with its seq:
   // their untracked objects count as missing. GUARDED_BY(submit_mu_)
   std::map<std::string, uint64_t, std::less<>> removed_colls_;

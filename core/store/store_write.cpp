@@ -89,7 +89,17 @@ Result<StagedWriteRef> Store::stage(std::string_view data) {
 
 uint64_t Store::tracked_size(std::string_view coll, std::string_view oid) {
   auto it = sizes_.find(object_key(coll, oid));
-  if (it != sizes_.end()) return it->second.value_or(0);
+  if (it == sizes_.end()) return backend_size(coll, oid);
+  if (it->second.exact) return it->second.bytes;
+  // Only plain writes reached the object since it was last untracked (any
+  // other op makes the size exact), and writes never shrink it: whatever
+  // prefix of them the backend has applied, the larger of its size and the
+  // furthest end written is the size after all of them.
+  it->second = {std::max(it->second.bytes, backend_size(coll, oid)), true};
+  return it->second.bytes;
+}
+
+uint64_t Store::backend_size(std::string_view coll, std::string_view oid) {
   if (auto rm = removed_colls_.find(coll); rm != removed_colls_.end()) {
     uint64_t applied;
     {
@@ -170,7 +180,7 @@ Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
         std::string prefix = object_key(c, "");
         for (auto it = sizes_.lower_bound(prefix);
              it != sizes_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
-          it->second.reset();
+          it->second = {0, true};
       }
       continue;
     }
@@ -180,35 +190,41 @@ Status Store::prepare(Transaction &t, std::vector<std::string> &objs,
     // tracked yet; only ops whose effect depends on it ask. Ops that leave
     // the size alone record nothing.
     auto cur_size = [&] { return tracked_size(c, o); };
-    std::optional<uint64_t> next;
+    TrackedSize next;
     switch (op.type) {
       case kOpAppend: {
         uint64_t cur = cur_size();
         op.type = STRATA_OP_WRITE;
         op.offset = cur;
         op.length = op.value.len;
-        next = cur + op.value.len;
+        next = {cur + op.value.len, true};
         break;
       }
-      case STRATA_OP_WRITE:
-        next = std::max(cur_size(), op.offset + op.value.len);
+      case STRATA_OP_WRITE: {
+        const uint64_t end = op.offset + op.value.len;
+        auto it = sizes_.find(key);
+        if (it == sizes_.end())
+          next = {end, false};
+        else
+          next = {std::max(it->second.bytes, end), it->second.exact};
         break;
+      }
       case STRATA_OP_WRITE_FULL:
-        next = op.value.len;
+        next = {op.value.len, true};
         break;
       case STRATA_OP_WRITE_STAGED:
-        next = op.length;
+        next = {op.length, true};
         break;
       case STRATA_OP_TRUNCATE:
-        next = op.offset;
+        next = {op.offset, true};
         break;
       case STRATA_OP_REMOVE:
-        next.reset();
+        next = {0, true};
         break;
       case STRATA_OP_CLONE: {
         std::string dst = object_key(c, sv(op.value));
         objs.push_back(dst);
-        sizes_[dst] = cur_size();
+        sizes_[dst] = {cur_size(), true};
         continue;  // the source keeps its size
       }
       default:

@@ -325,7 +325,14 @@ TEST_CASE("appends resolve in submission order across in-flight transactions", "
       return t;
     }
     std::string data = pattern_bytes(i, 1 + (i * 131) % 3000);
-    switch (i % 25) {
+    switch (i % 27) {
+      case 25:  // plain writes: the store learns only the end they reach
+        t.write("pg.1", "log", (i * 977) % 5000, data);
+        t.append("pg.1", "log", data.substr(0, 3));
+        break;
+      case 26:
+        t.write("pg.1", i % 2 ? "copy" : "fresh", (i * 389) % 4000, data);
+        break;
       case 20:
         t.truncate("pg.1", "log", 1000);
         break;
@@ -377,6 +384,46 @@ TEST_CASE("appends resolve in submission order across in-flight transactions", "
   s->drain();
   CHECK(failed == 0);
   require_same(*s, m.state());
+  require_closed(s);
+}
+
+TEST_CASE("an append after plain writes to an untracked object starts at the object's real end",
+          "[store]") {
+  // A plain write to an object the store does not track records only the
+  // end it reaches; an append must still land after the bytes the backend
+  // holds, and after the furthest write, whichever is further.
+  ScratchStore ss("write-append");
+  {
+    auto s = ss.must_open();
+    REQUIRE(submit(*s, std::move(Transaction().mkcoll("pg.2").write("pg.2", "old", 0,
+                                                                       std::string(1000, 'o'))))
+                .ok());
+    require_closed(s);
+  }
+  auto s = ss.must_open();  // the submit side knows no sizes yet
+  std::atomic<int> failed{0};
+  auto cb = [&](const Status &r) {
+    if (!r.ok()) ++failed;
+  };
+  auto queue = [&](Transaction t) { REQUIRE(s->queue(std::move(t), cb).ok()); };
+  queue(std::move(Transaction().write("pg.2", "old", 0, "ab")));     // inside: end stays 1000
+  queue(std::move(Transaction().append("pg.2", "old", "X")));         // at 1000
+  queue(std::move(Transaction().write("pg.2", "new", 100, "cd")));   // a new object: 102
+  queue(std::move(Transaction().append("pg.2", "new", "Y")));         // at 102
+  queue(std::move(Transaction().write("pg.2", "old", 2000, "ef")));  // past the end: 2002
+  queue(std::move(Transaction().append("pg.2", "old", "Z")));         // at 2002
+  s->drain();
+  REQUIRE(failed == 0);
+  auto old = s->read("pg.2", "old");
+  REQUIRE(old.ok());
+  REQUIRE(old->size() == 2003);
+  CHECK(old->substr(0, 3) == "abo");
+  CHECK(old->substr(999, 2) == "oX");
+  CHECK(old->substr(1001, 999) == std::string(999, '\0'));
+  CHECK(old->substr(2000) == "efZ");
+  auto fresh = s->read("pg.2", "new");
+  REQUIRE(fresh.ok());
+  CHECK(*fresh == std::string(100, '\0') + "cdY");
   require_closed(s);
 }
 
