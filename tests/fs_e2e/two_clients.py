@@ -118,6 +118,25 @@ os.rmdir(os.path.join(many_a, "sub"))
 os.rmdir(many_a)
 check(not os.path.exists(many_b), "B still sees the directory A removed")
 
+# Times: B must see the mtime and ctime A's own stat shows, however long
+# after the write the close came (the writeback cache sends the pages at
+# close; the data changed at the write, which the kernel's times record).
+import time  # noqa: E402
+
+for i, (pause_before_write, size) in enumerate([(0, 100), (0.3, 100), (0, 100000), (0.3, 100000)]):
+    name = f"times{i}"
+    fd = os.open(os.path.join(a, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    time.sleep(pause_before_write)
+    os.write(fd, b"t" * size)
+    time.sleep(0.3)
+    os.close(fd)
+    sa = os.stat(os.path.join(a, name))
+    sb = os.stat(os.path.join(b, name))
+    check((sb.st_mtime_ns, sb.st_ctime_ns) == (sa.st_mtime_ns, sa.st_ctime_ns),
+          f"{name}: B sees mtime/ctime {sb.st_mtime_ns}/{sb.st_ctime_ns}, "
+          f"A {sa.st_mtime_ns}/{sa.st_ctime_ns}")
+    os.unlink(os.path.join(a, name))
+
 check(os.listdir(b) == [], f"B lists leftovers: {os.listdir(b)}")
 if failures:
     print(f"two_clients: {len(failures)} stale views", file=sys.stderr)

@@ -25,7 +25,7 @@ void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revo
   auto out = rel.initLeases(uint32_t(leases.size()));
   struct Flushed {
     uint64_t ino = 0, size = 0;
-    Time mtime;
+    Time mtime, ctime;
     int64_t blocks = -1;
     DataReport data;
   };
@@ -64,7 +64,7 @@ void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revo
     FileLayout layout;
     bool open = false, dirty = false;
     uint64_t size = 0;
-    Time mtime;
+    Time mtime, ctime;
     DataReport data;
     {
       // After any background size report that already cleared `dirty`
@@ -78,6 +78,7 @@ void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revo
         dirty = it->second.dirty;
         size = it->second.size;
         mtime = it->second.mtime;
+        ctime = it->second.ctime;
         if (l.getKind() == fsproto::LeaseKind::FILE_WRITE) data = take_data_report(it->second);
         it->second.lease_kind = 0;
         it->second.only_link = false;  // others may link it from now on
@@ -94,7 +95,8 @@ void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revo
         // The objects may lack its former inline bytes: it stays inline.
         if (data.where == DataReport::kObjects) data = DataReport{};
       }
-      if (dirty) flushed.push_back({ino, size, mtime, data_->allocated_blocks(layout, size), data});
+      if (dirty)
+        flushed.push_back({ino, size, mtime, ctime, data_->allocated_blocks(layout, size), data});
     }
     data_->invalidate(ino);
   }
@@ -103,9 +105,11 @@ void Filesystem::handle_revokes(const std::vector<fsproto::Revoke::Reader> &revo
     const Flushed &f = flushed[i];
     attrs[i].setIno(f.ino);
     auto a = attrs[i].initAttr();
-    uint32_t mask = fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME;
+    uint32_t mask =
+        fsproto::SetAttr::MASK_SIZE | fsproto::SetAttr::MASK_MTIME | fsproto::SetAttr::MASK_CTIME;
     a.setSize(f.size);
     fill_time(a.initMtime(), f.mtime);
+    fill_time(a.initCtime(), f.ctime);
     if (f.blocks >= 0) {
       mask |= fsproto::SetAttr::MASK_BLOCKS;
       a.setBlocks(uint64_t(f.blocks));
