@@ -50,8 +50,10 @@ size_t Filesystem::open_files() const {
 }
 
 void Filesystem::init(fuse_conn_info *conn) {
-  if (settings_.writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE))
+  if (settings_.writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+    kernel_keeps_times_ = true;
+  }
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   if (conn->capable & FUSE_CAP_POSIX_LOCKS) conn->want |= FUSE_CAP_POSIX_LOCKS;
   if (conn->capable & FUSE_CAP_FLOCK_LOCKS) conn->want |= FUSE_CAP_FLOCK_LOCKS;
@@ -65,14 +67,15 @@ void Filesystem::init(fuse_conn_info *conn) {
 }
 
 std::shared_ptr<ReceivedMessage> Filesystem::request(
-    fuse_req_t req, const std::function<void(fsproto::Request::Builder)> &fill, int *err) {
+    fuse_req_t req, const std::function<void(fsproto::Request::Builder)> &fill, int *err,
+    uint32_t timeout_ms) {
   int64_t sent = now_ms();
   auto reply = mds_.call(
       [&](fsproto::Request::Builder r) {
         if (req) fill_caller(caller_of(req), r);
         fill(r);
       },
-      err);
+      err, timeout_ms);
   if (!reply) return nullptr;
   auto r = reply->root<fsproto::Reply>();
   absorb(r, sent);
@@ -563,11 +566,24 @@ void Filesystem::statfs(fuse_req_t req, fuse_ino_t ino) {
   counters_.count(Op::kStatfs);
   int err = 0;
   auto reply = request(
-      req, [&](fsproto::Request::Builder r) { r.initStatfs().setIno(to_mds(ino)); }, &err);
+      req, [&](fsproto::Request::Builder r) { r.initStatfs().setIno(to_mds(ino)); }, &err,
+      kStatfsWaitMs);
+  if (err == -ETIMEDOUT) {
+    std::lock_guard<std::mutex> l(statfs_mu_);
+    if (last_statfs_) {
+      if (!statfs_stale_logged_.exchange(true))
+        log_(STRATA_LOG_WARN, "statfs: the MDS did not answer within " +
+                                  std::to_string(kStatfsWaitMs) +
+                                  " ms; answering with the last figures (logged once)");
+      fuse_reply_statfs(req, &*last_statfs_);
+      return;
+    }
+  }
   if (err < 0) {
     fuse_reply_err(req, -err);
     return;
   }
+  statfs_stale_logged_ = false;
   auto s = reply->root<fsproto::Reply>().getStatfs();
   struct statvfs v;
   std::memset(&v, 0, sizeof v);
@@ -581,6 +597,10 @@ void Filesystem::statfs(fuse_req_t req, fuse_ino_t ino) {
   v.f_ffree = s.getFilesFree();
   v.f_favail = s.getFilesFree();
   v.f_namemax = s.getNameMax();
+  {
+    std::lock_guard<std::mutex> l(statfs_mu_);
+    last_statfs_ = v;
+  }
   fuse_reply_statfs(req, &v);
 }
 

@@ -11,6 +11,7 @@
 
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <sys/statvfs.h>
 
 #include <array>
 #include <atomic>
@@ -19,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -176,8 +178,10 @@ class Filesystem {
   // One request to the MDS: fills the caller from req (may be null),
   // waits for the first reply, stores what it returned (inodes, leases,
   // entries) in the cache. Returns the reply, or null with *err.
+  // timeout_ms as in MdsClient::call (0: wait for the answer, however long).
   std::shared_ptr<ReceivedMessage> request(
-      fuse_req_t req, const std::function<void(fsproto::Request::Builder)> &fill, int *err);
+      fuse_req_t req, const std::function<void(fsproto::Request::Builder)> &fill, int *err,
+      uint32_t timeout_ms = 0);
   void absorb(fsproto::Reply::Reader r, int64_t sent_ms);
   // Attributes of ino: cached under a lease, else a Getattr. Local size
   // and mtime of a file written here override the MDS's.
@@ -337,6 +341,16 @@ class Filesystem {
   uint64_t root_ino_ = 1;
   uint64_t max_file_size_ = 0;
   uint64_t inline_max_ = 0;
+  // The writeback cache was negotiated: the kernel owns a file's mtime and
+  // ctime while it caches it (set in init, before any request).
+  bool kernel_keeps_times_ = false;
+  // The last statfs answer: what df and umount(8) get when the MDS does not
+  // answer within kStatfsWaitMs (the cluster or the MDS is down), instead
+  // of hanging as a hard NFS mount's would.
+  std::mutex statfs_mu_;
+  std::optional<struct statvfs> last_statfs_;
+  std::atomic<bool> statfs_stale_logged_{false};
+  static constexpr uint32_t kStatfsWaitMs = 5000;
   int64_t data_pool_ = -1;
   uint32_t mds_lease_ms_ = 30000;
   LeaseCache cache_;

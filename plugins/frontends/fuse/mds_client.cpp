@@ -657,7 +657,7 @@ std::shared_ptr<ReceivedMessage> MdsClient::welcome() const {
 }
 
 std::shared_ptr<ReceivedMessage> MdsClient::call(
-    const std::function<void(fsproto::Request::Builder)> &fill, int *err) {
+    const std::function<void(fsproto::Request::Builder)> &fill, int *err, uint32_t timeout_ms) {
   capnp::MallocMessageBuilder msg;
   auto req = msg.initRoot<fsproto::Request>();
   fill(req);
@@ -679,10 +679,18 @@ std::shared_ptr<ReceivedMessage> MdsClient::call(
   flush_batch_locked();
   // Not connected: sent from handle_welcome_locked once welcomed.
   send_request_locked(tid, p, false);
-  cv_.wait(l, [&] {
+  auto done = [&] {
     auto it = pending_.find(tid);
     return closing_ || it == pending_.end() || it->second.answered;
-  });
+  };
+  if (timeout_ms == 0) {
+    cv_.wait(l, done);
+  } else if (!cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), done)) {
+    pending_.erase(tid);
+    --stats_.waiting_now;
+    *err = -ETIMEDOUT;
+    return nullptr;
+  }
   auto it = pending_.find(tid);
   if (it == pending_.end() || !it->second.answered) {
     if (it != pending_.end()) pending_.erase(it);

@@ -115,9 +115,11 @@ class MdsClient {
 
   // Sends a request (fill sets its body and caller; tid and replay are
   // the client's) and waits for the first reply: the reply, or null with
-  // *err set (-ESHUTDOWN when the client is closing).
+  // *err set (-ESHUTDOWN when the client is closing). With timeout_ms, a
+  // request that changes nothing (a statfs) is given up after that long:
+  // -ETIMEDOUT, and it is neither resent nor its late answer kept.
   std::shared_ptr<ReceivedMessage> call(const std::function<void(fsproto::Request::Builder)> &fill,
-                                        int *err);
+                                        int *err, uint32_t timeout_ms = 0);
 
   // Asynchronous metadata. take_ino: the next delegated inode number
   // (false: none left; the caller goes synchronous). submit: queues the
