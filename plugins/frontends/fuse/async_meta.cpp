@@ -30,12 +30,6 @@ namespace {
 // reaches the MDS long before (batch_delay_us), this covers a slow MDS.
 constexpr int64_t kAsyncSpareMs = 3000;
 
-Time now_time() {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return Time{int64_t(ts.tv_sec), uint32_t(ts.tv_nsec)};
-}
-
 kj::ArrayPtr<const kj::byte> bytes_of(const char *s) {
   return kj::arrayPtr(reinterpret_cast<const kj::byte *>(s), std::strlen(s));
 }
@@ -155,7 +149,7 @@ bool Filesystem::async_make(fuse_req_t req, uint64_t dir, const char *name, File
   a.gid = (parent.mode & 02000) ? parent.gid : c.gid;
   if (type == FileType::kDirectory && (parent.mode & 02000)) a.mode |= 02000;
   a.nlink = type == FileType::kDirectory ? 2 : 1;
-  const Time stamp = now_time();
+  const Time stamp = time_now();
   a.atime = a.mtime = a.ctime = a.btime = stamp;
   a.rdev = uint32_t(rdev);
   if (symlink_target) {
@@ -254,7 +248,7 @@ bool Filesystem::async_unlink(fuse_req_t req, uint64_t dir, const char *name, bo
     if (it != open_.end() && it->second.openers > 0) return false;  // purged on close
   }
   const bool closed = !is_dir && give_up_file_lease(v.ino);
-  const Time stamp = now_time();
+  const Time stamp = time_now();
   submit(c, stamp, [&](fsproto::Request::Builder r) {
     auto u = r.initUnlink();
     u.setParent(dir);
@@ -323,7 +317,7 @@ bool Filesystem::async_rename(fuse_req_t req, uint64_t dir, const char *name, ui
   // Sticky directories: the MDS names the refusal.
   if ((parent.mode & 01000) && c.uid != 0 && c.uid != parent.uid) return false;
   if (!same_dir && (new_parent.mode & 01000) && c.uid != 0 && c.uid != new_parent.uid) return false;
-  const Time stamp = now_time();
+  const Time stamp = time_now();
   // A file renamed within its directory to a free name right after its
   // create (rsync's temporary file) may be made under the new name.
   const bool name_free = same_dir && to.found == LeaseCache::Found::kNegative;
@@ -399,7 +393,7 @@ bool Filesystem::async_setattr(fuse_req_t req, uint64_t ino, const struct stat *
       !owner)
     return false;
 
-  Time now = now_time();
+  Time now = time_now();
   uint32_t mask = 0;
   // The MDS's order (mds_requests.cpp, SETATTR): owner (a chown drops
   // set-id bits), then mode, then the set-id kill of a write or truncate.
@@ -486,7 +480,7 @@ bool Filesystem::truncate_locally(fuse_req_t req, uint64_t ino, const struct sta
   }
   // The kernel holds back writes to the file while its truncate runs.
   if (data_->truncate(layout, old_size, new_size) < 0) return false;  // the MDS's way names it
-  const Time now = now_time();
+  const Time now = time_now();
   const Time mtime = (to_set & FUSE_SET_ATTR_MTIME)
                          ? Time{attr->st_mtim.tv_sec, uint32_t(attr->st_mtim.tv_nsec)}
                          : now;
@@ -527,7 +521,7 @@ bool Filesystem::times_locally(fuse_req_t req, uint64_t ino, const struct stat *
   // "now" is the MDS's to check).
   const Caller who = caller_of(req);
   if (who.uid != 0 && who.uid != c.uid) return false;
-  const Time now = now_time();
+  const Time now = time_now();
   FileLayout layout;
   bool closed = false;
   {

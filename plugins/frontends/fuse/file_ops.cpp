@@ -22,12 +22,6 @@ namespace strata::fuse {
 
 namespace {
 
-Time wall_now() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return Time{ts.tv_sec, uint32_t(ts.tv_nsec)};
-}
-
 bool writes(int flags) { return (flags & O_ACCMODE) != O_RDONLY; }
 
 }  // namespace
@@ -266,7 +260,11 @@ void Filesystem::write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
     std::lock_guard<std::mutex> l(open_mu_);
     OpenFile &f = open_[m];
     f.size = std::max<uint64_t>(f.size, uint64_t(off) + uint64_t(n));
-    f.mtime = f.ctime = wall_now();
+    // Under the writeback cache a WRITE arrives when the kernel writes its
+    // pages back (at close, at fsync), not when the data changed; the
+    // kernel keeps the times and sends them in a setattr when it moved
+    // them. Without it, a WRITE is the write(2) itself.
+    if (!kernel_keeps_times_) f.mtime = f.ctime = time_now();
     f.dirty = true;
   }
   fuse_reply_write(req, size_t(n));
@@ -736,7 +734,7 @@ void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, 
       std::lock_guard<std::mutex> l(open_mu_);
       OpenFile &f = open_[m];
       f.size = std::max(f.size, end);
-      f.mtime = f.ctime = wall_now();
+      f.mtime = f.ctime = time_now();
       f.dirty = true;
     }
     fuse_reply_err(req, 0);
@@ -749,7 +747,7 @@ void Filesystem::fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, 
       // The data changed, as by a write: new times, reported at close.
       std::lock_guard<std::mutex> l(open_mu_);
       OpenFile &f = open_[m];
-      f.mtime = f.ctime = wall_now();
+      f.mtime = f.ctime = time_now();
       f.dirty = true;
     }
     fuse_reply_err(req, -err);

@@ -1,8 +1,15 @@
 #include "inode_attr.h"
 
 #include <cstring>
+#include <ctime>
 
 namespace strata::fuse {
+
+Time time_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  return Time{int64_t(ts.tv_sec), uint32_t(ts.tv_nsec)};
+}
 
 uint32_t without_set_ids(uint32_t mode) {
   mode &= ~uint32_t(S_ISUID);

@@ -30,6 +30,15 @@ struct Time {
   uint32_t nsec = 0;
 };
 
+// "Now" for a file's times, from the clock the kernel stamps them with
+// (the coarse clock, one tick's granularity, as ext4 and XFS do). With
+// the writeback cache the kernel keeps a file's mtime and ctime itself and
+// compares them with its own now on every write: a create stamped from the
+// fine clock never matches, so the first write dirties the inode and costs
+// a setattr of the times at the next close, chown or chmod; stamped from
+// the coarse clock, a write in the same tick leaves them be.
+Time time_now();
+
 struct InodeAttr {
   uint64_t ino = 0;
   FileType type = FileType::kUnknown;
