@@ -396,7 +396,7 @@ TEST_CASE("an append after plain writes to an untracked object starts at the obj
   {
     auto s = ss.must_open();
     REQUIRE(submit(*s, std::move(Transaction().mkcoll("pg.2").write("pg.2", "old", 0,
-                                                                       std::string(1000, 'o'))))
+                                                                    std::string(1000, 'o'))))
                 .ok());
     require_closed(s);
   }
@@ -407,11 +407,11 @@ TEST_CASE("an append after plain writes to an untracked object starts at the obj
   };
   auto queue = [&](Transaction t) { REQUIRE(s->queue(std::move(t), cb).ok()); };
   queue(std::move(Transaction().write("pg.2", "old", 0, "ab")));     // inside: end stays 1000
-  queue(std::move(Transaction().append("pg.2", "old", "X")));         // at 1000
+  queue(std::move(Transaction().append("pg.2", "old", "X")));        // at 1000
   queue(std::move(Transaction().write("pg.2", "new", 100, "cd")));   // a new object: 102
-  queue(std::move(Transaction().append("pg.2", "new", "Y")));         // at 102
+  queue(std::move(Transaction().append("pg.2", "new", "Y")));        // at 102
   queue(std::move(Transaction().write("pg.2", "old", 2000, "ef")));  // past the end: 2002
-  queue(std::move(Transaction().append("pg.2", "old", "Z")));         // at 2002
+  queue(std::move(Transaction().append("pg.2", "old", "Z")));        // at 2002
   s->drain();
   REQUIRE(failed == 0);
   auto old = s->read("pg.2", "old");
