@@ -218,6 +218,31 @@ TEST_CASE("shutdown fails waiting calls, and a refused welcome is reported") {
   CHECK(f.get() == -ESHUTDOWN);
 }
 
+TEST_CASE("a call with a timeout gives up, and its late answer is dropped") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"c", "home", "/"}, MdsHandlers{});
+  c.on_connected();
+  welcome(c, 7, 0);
+  int err = 0;
+  auto r = c.call([](fsproto::Request::Builder q) { q.initStatfs().setIno(1); }, &err, 50);
+  CHECK(r == nullptr);
+  CHECK(err == -ETIMEDOUT);
+  CHECK(c.stats().waiting_now == 0);
+  CHECK(c.kept_tids().empty());  // neither resent after a reconnect nor waited for
+  reply(c, 1, /*safe=*/true);    // the late answer: ignored
+  CHECK(c.stats().round_trips == 0);
+  // Answered in time, a call with a timeout is a call.
+  auto f = std::async(std::launch::async, [&] {
+    int e = 0;
+    auto m = c.call([](fsproto::Request::Builder q) { q.initStatfs().setIno(1); }, &e, 10000);
+    return m ? 0 : e;
+  });
+  auto req = request(t.wait(2));
+  reply(c, req.getTid(), /*safe=*/true);
+  CHECK(f.get() == 0);
+  CHECK(c.stats().round_trips == 1);
+}
+
 TEST_CASE("revokes and lock grants go to the handlers") {
   FakeTransport t;
   int revokes = 0;
