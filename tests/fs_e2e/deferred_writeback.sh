@@ -19,7 +19,10 @@ name=deferred_writeback
 source "$(dirname "${BASH_SOURCE[0]}")/two_mount_cluster.sh"
 log=$scratch/mount.log
 : >"$log"
-mount_it() { "$mount_sh" mount "$strata" "$conf" "$mnt" "$log" --set writeback_delay_ms=6000 "$@"; }
+mount_it() {
+  "$mount_sh" mount "$strata" "$conf" "$mnt" "$log" --set writeback_delay_ms=6000 \
+    --set batch_delay_us=300000 "$@"
+}
 client=$(mount_it)
 
 # A metric of the mount, fresh (SIGUSR1 prints them all into its log).
@@ -99,17 +102,25 @@ make_files "$mnt/e" 1 10
 # Files written, closed and renamed into place, as rsync does: the kernel's
 # setattrs of their mtime and ctime are kept here with their sizes (no MDS
 # request each) and the MDS ends with the very times this mount showed.
+# While a file's create waits in the unsent batch (batch_delay_us: 300 ms
+# here), its bytes, its rename and the rename's ctime all go into it: one
+# MDS request per file, three merged.
 lt0=$(metric strata_fuse_local_times_total)
+m0=$(metric strata_fuse_mds_async_merged_total)
 python3 - "$mnt/e" <<'PY'
 import os, sys
 for i in range(5):
     tmp = os.path.join(sys.argv[1], f".r{i}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(b"renamed into place %d\n" % i)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, b"renamed into place %d\n" % i)
+    os.close(fd)
     os.rename(tmp, os.path.join(sys.argv[1], f"r{i}"))
 PY
 lt1=$(metric strata_fuse_local_times_total)
+m1=$(metric strata_fuse_mds_async_merged_total)
 [ $((lt1 - lt0)) -ge 5 ] || fail "only $((lt1 - lt0)) setattrs of times kept locally for 5 renamed files"
+[ $((m1 - m0)) -ge 15 ] ||
+  fail "only $((m1 - m0)) requests merged into the creates of 5 files renamed into place (want 15: bytes, rename, its ctime)"
 times_before=$(cd "$mnt/e" && stat -c '%n %y %z %s' r0 r1 r2 r3 r4)
 # Once every write-out is done, the client holds no closed file's state
 # (a write-out started by the ctime a rename leaves once kept each file's

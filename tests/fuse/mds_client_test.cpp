@@ -718,30 +718,39 @@ TEST_CASE(
   CHECK(c.wait_safe(r2.getTid(), 1000) == 0);
 }
 
+static capnp::Data::Reader name_bytes(const char *n) {
+  return capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(n), std::strlen(n));
+}
+
+// An asynchronous rename by root at second 80, out of directory 1; `free`:
+// the new name is known missing.
+static uint64_t submit_rename(MdsClient &c, const char *from, uint64_t new_parent, const char *to,
+                              bool free) {
+  return c.submit(
+      [&](fsproto::Request::Builder b) {
+        b.initCaller().setUid(0);
+        b.initTime().setSec(80);
+        auto r = b.initRename();
+        r.setParent(1);
+        r.setName(name_bytes(from));
+        r.setNewParent(new_parent);
+        r.setNewName(name_bytes(to));
+      },
+      free);
+}
+
 TEST_CASE("async: a file renamed to a free name right after its unsent create is made there") {
   using SA = fsproto::SetAttr;
   const bool create_then = GENERATE(false, true);
   WelcomedClient w(create_then);
   auto &t = w.t;
   auto &c = w.c;
-  auto name = [](const char *n) {
-    return capnp::Data::Reader(reinterpret_cast<const capnp::byte *>(n), std::strlen(n));
-  };
+  auto name = name_bytes;
   auto create = [&](uint64_t ino, const char *n) {
     return submit_create(c, {.ino = ino, .name = n});
   };
   auto rename = [&](const char *from, uint64_t new_parent, const char *to, bool free) {
-    return c.submit(
-        [&](fsproto::Request::Builder b) {
-          b.initCaller().setUid(0);
-          b.initTime().setSec(80);
-          auto r = b.initRename();
-          r.setParent(1);
-          r.setName(name(from));
-          r.setNewParent(new_parent);
-          r.setNewName(name(to));
-        },
-        free);
+    return submit_rename(c, from, new_parent, to, free);
   };
   uint64_t c1 = create(1000, ".a.tmp");
   uint64_t r1 = rename(".a.tmp", 1, "a", /*free=*/true);
@@ -774,4 +783,45 @@ TEST_CASE("async: a file renamed to a free name right after its unsent create is
   CHECK(then.getMtime().getSec() == 50);
   CHECK(then.getCtime().getSec() == 80);
   CHECK(reqs[2].which() == fsproto::Request::RENAME);
+}
+
+TEST_CASE("async: a rename folds into its create past setattrs of other files, not of its directory") {
+  using SA = fsproto::SetAttr;
+  WelcomedClient w(/*create_then=*/true);
+  auto &c = w.c;
+  auto create = [&](uint64_t ino, const char *n) {
+    return submit_create(c, {.ino = ino, .name = n});
+  };
+  // An earlier file's size report, sent when its write-out ended.
+  uint64_t c1 = create(1000, ".a.tmp");
+  uint64_t s1 = submit_setattr(c, 900, SA::MASK_MODE, 0600);
+  uint64_t r1 = submit_rename(c, ".a.tmp", 1, "a", /*free=*/true);
+  // The directory's: its times must end as the rename left them.
+  uint64_t c2 = create(1001, ".b.tmp");
+  submit_setattr(c, 1, SA::MASK_MODE, 0755);
+  uint64_t r2 = submit_rename(c, ".b.tmp", 1, "b", /*free=*/true);
+  // The new file's own, by another caller (it could not go into the
+  // create): its ctime must end as the rename left it.
+  uint64_t c3 = create(1002, ".c.tmp");
+  c.submit([&](fsproto::Request::Builder b) {
+    b.initCaller().setUid(7);
+    auto a = b.initSetattr();
+    a.setIno(1002);
+    a.initAttr().setMask(SA::MASK_ATIME);
+  });
+  uint64_t r3 = submit_rename(c, ".c.tmp", 1, "c", /*free=*/true);
+  CHECK(r1 == c1);
+  CHECK(s1 != c1);
+  CHECK(r2 != c2);
+  CHECK(r3 != c3);
+  c.flush_batch();
+  auto reqs = w.t.wait(1).msg->root<fsproto::Batch>().getRequests();
+  REQUIRE(reqs.size() == 8);
+  CHECK(reqs[0].getCreate().getName() == name_bytes("a"));
+  CHECK(reqs[0].getCreate().getThen().getCtime().getSec() == 80);
+  CHECK(reqs[1].getSetattr().getIno() == 900);
+  CHECK(reqs[2].getCreate().getName() == name_bytes(".b.tmp"));
+  CHECK(reqs[4].which() == fsproto::Request::RENAME);
+  CHECK(reqs[5].getCreate().getName() == name_bytes(".c.tmp"));
+  CHECK(reqs[7].which() == fsproto::Request::RENAME);
 }

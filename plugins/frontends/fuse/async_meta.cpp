@@ -542,8 +542,11 @@ bool Filesystem::times_locally(fuse_req_t req, uint64_t ino, const struct stat *
     layout = f.layout;
     closed = f.openers == 0;
   }
-  // Nobody's close will write it out: a deferred write-out reports it.
-  if (closed)
+  // Nobody's close will write it out: a deferred write-out reports it,
+  // or the file's create while that is unsent (the ctime of an rsync's
+  // rename right after the close: one MDS request fewer per file), after
+  // which the file's buffers go as at a last release.
+  if (closed && (!report_with_create(ino) || !data_ || !data_->forget_if_idle(ino)))
     closers_->post(
         ino, [this, ino, layout] { write_back_closed(ino, layout); }, true);
   counters_.local_times();

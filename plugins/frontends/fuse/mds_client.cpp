@@ -384,7 +384,7 @@ bool merge_into_create(fsproto::Request::Reader create, fsproto::Request::Reader
   return true;
 }
 
-// `rename` folded into `create`, the request right before it: the rename
+// `rename` folded into `create`, an earlier request of the batch: the rename
 // of the name that create makes to a name known to be free in the same
 // directory (an rsync's temporary file put in place). The file is made
 // under its new name, and what the two leave stays: the inode's atime and
@@ -476,19 +476,36 @@ bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid)
 
 bool MdsClient::fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid) {
   if (!create_then_ || batch_.empty()) return false;
-  auto it = pending_.find(batch_.back());
-  if (it == pending_.end()) return false;
-  capnp::FlatArrayMessageReader before(it->second.request.asPtr());
-  auto prev = before.getRoot<fsproto::Request>();
-  if (prev.which() != fsproto::Request::CREATE) return false;
-  capnp::MallocMessageBuilder merged;
-  if (!merge_rename_into_create(prev, req, merged)) return false;
-  merged.getRoot<fsproto::Request>().setTid(it->first);
-  batch_bytes_ -= it->second.request.asBytes().size();
-  it->second.request = capnp::messageToFlatArray(merged);
-  batch_bytes_ += it->second.request.asBytes().size();
-  *tid = it->first;
-  return true;
+  // Setattrs of other inodes may lie between the create and its rename (an
+  // earlier file's size report, sent when its write-out ended): they name
+  // no entry, so the rename may go before them. Not one of the directory
+  // (its times are the rename's) or of the new file (its ctime).
+  constexpr size_t kLookBack = 16;
+  const uint64_t dir = req.getRename().getParent();
+  std::vector<uint64_t> passed;  // the inodes of the setattrs looked past
+  size_t looked = 0;
+  for (auto at = batch_.rbegin(); at != batch_.rend() && looked < kLookBack; ++at, ++looked) {
+    auto it = pending_.find(*at);
+    if (it == pending_.end()) continue;
+    capnp::FlatArrayMessageReader before(it->second.request.asPtr());
+    auto prev = before.getRoot<fsproto::Request>();
+    if (prev.which() == fsproto::Request::SETATTR && prev.getSetattr().getIno() != dir) {
+      passed.push_back(prev.getSetattr().getIno());
+      continue;
+    }
+    if (prev.which() != fsproto::Request::CREATE ||
+        std::find(passed.begin(), passed.end(), prev.getCreate().getIno()) != passed.end())
+      return false;
+    capnp::MallocMessageBuilder merged;
+    if (!merge_rename_into_create(prev, req, merged)) return false;
+    merged.getRoot<fsproto::Request>().setTid(*at);
+    batch_bytes_ -= it->second.request.asBytes().size();
+    it->second.request = capnp::messageToFlatArray(merged);
+    batch_bytes_ += it->second.request.asBytes().size();
+    *tid = *at;
+    return true;
+  }
+  return false;
 }
 
 uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill,

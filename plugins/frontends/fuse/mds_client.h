@@ -62,7 +62,7 @@ struct MdsClientSettings {
   // Welcome delegates inode numbers, submit() queues requests that go out
   // in Batches.
   bool async = false;
-  uint32_t batch_delay_us = 2000;  // a batch leaves this long after its first request
+  uint32_t batch_delay_us = 10000;  // a batch leaves this long after its first request
   size_t batch_max = 64;           // or as soon as it holds this many
 };
 
@@ -183,8 +183,9 @@ class MdsClient {
   // Folds a setattr into an earlier request of its inode in the unsent
   // batch (a setattr, or its create); true with that request's tid.
   bool fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid);
-  // Folds a rename into the create of its file, the last request of the
-  // unsent batch (the new name is known free); true with that tid.
+  // Folds a rename into the create of its file in the unsent batch, with
+  // at most setattrs of other inodes after it (the new name is known
+  // free); true with that tid.
   bool fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid);
   // urgent: someone waits for what was sent to be safe (Batch.urgent); a
   // Batch goes out even with no requests in it.

@@ -38,7 +38,7 @@ const strata_option_spec kOptions[] = {
      "a directory this client holds alone and has not listed is read whole (up to 4,096 "
      "entries) at its second lookup miss, so later lookups, creates and unlinks in it are "
      "answered locally"},
-    {"batch_delay_us", STRATA_OPT_INT, "2000", nullptr,
+    {"batch_delay_us", STRATA_OPT_INT, "10000", nullptr,
      "how long an asynchronous change may wait for others to share its batch"},
     {"writeback_delay_ms", STRATA_OPT_INT, "1000", nullptr,
      "how long a closed file's data may stay buffered in the client before it is written "
