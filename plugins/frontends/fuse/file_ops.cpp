@@ -156,6 +156,9 @@ void Filesystem::create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
         c.setWantLease(fsproto::LeaseKind::FILE_WRITE);
         c.setUmask(fuse_req_ctx(req)->umask);
         c.setDataInline(inline_max_ > 0);
+        // Our coarse clock, as an asynchronous create's: the kernel's
+        // first write then finds the times it would stamp (inode_attr.h).
+        fill_time(r.initTime(), time_now());
       },
       &err);
   if (err < 0) {

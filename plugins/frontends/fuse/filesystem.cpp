@@ -463,6 +463,7 @@ void Filesystem::make(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         if (symlink_target) c.setSymlinkTarget(symlink_target);
         c.setExclusive(true);
         c.setUmask(fuse_req_ctx(req)->umask);
+        fill_time(r.initTime(), time_now());  // as in create (file_ops.cpp)
       },
       &err);
   if (err < 0) {
