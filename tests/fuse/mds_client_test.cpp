@@ -785,7 +785,8 @@ TEST_CASE("async: a file renamed to a free name right after its unsent create is
   CHECK(reqs[2].which() == fsproto::Request::RENAME);
 }
 
-TEST_CASE("async: a rename folds into its create past setattrs of other files, not of its directory") {
+TEST_CASE(
+    "async: a rename folds into its create past setattrs of other files, not of its directory") {
   using SA = fsproto::SetAttr;
   WelcomedClient w(/*create_then=*/true);
   auto &c = w.c;

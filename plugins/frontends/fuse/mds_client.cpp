@@ -444,68 +444,66 @@ bool MdsClient::create_unsent(uint64_t tid) const {
          req.getCaller().getUid() == 0 && req.getCaller().getGid() == 0;
 }
 
-bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid) {
+void MdsClient::replace_request_locked(uint64_t tid, Pending &p, capnp::MessageBuilder &merged) {
+  merged.getRoot<fsproto::Request>().setTid(tid);
+  batch_bytes_ -= p.request.asBytes().size();
+  p.request = capnp::messageToFlatArray(merged);
+  batch_bytes_ += p.request.asBytes().size();
+}
+
+bool MdsClient::fold_back_locked(
+    uint64_t *tid,
+    const std::function<FoldStep(fsproto::Request::Reader, capnp::MessageBuilder &)> &look) {
   // A few back at most: the batch is short, and each look decodes one.
   constexpr size_t kLookBack = 16;
-  const uint64_t ino = req.getSetattr().getIno();
   size_t looked = 0;
   for (auto at = batch_.rbegin(); at != batch_.rend() && looked < kLookBack; ++at, ++looked) {
     auto it = pending_.find(*at);
     if (it == pending_.end()) continue;
     capnp::FlatArrayMessageReader before(it->second.request.asPtr());
-    auto prev = before.getRoot<fsproto::Request>();
     capnp::MallocMessageBuilder merged;
-    bool folded = false;
-    if (prev.which() == fsproto::Request::SETATTR && prev.getSetattr().getIno() == ino) {
-      folded = merge_setattr(prev, req, merged);
-    } else if (prev.which() == fsproto::Request::CREATE && prev.getCreate().getIno() == ino) {
-      folded = create_then_ && merge_into_create(prev, req, merged);
-    } else if (leaves_alone(prev, ino)) {
-      continue;
-    }
-    if (!folded) return false;
-    merged.getRoot<fsproto::Request>().setTid(*at);
-    batch_bytes_ -= it->second.request.asBytes().size();
-    it->second.request = capnp::messageToFlatArray(merged);
-    batch_bytes_ += it->second.request.asBytes().size();
+    FoldStep step = look(before.getRoot<fsproto::Request>(), merged);
+    if (step == FoldStep::kPast) continue;
+    if (step == FoldStep::kStop) return false;
+    replace_request_locked(*at, it->second, merged);
     *tid = *at;
     return true;
   }
   return false;
 }
 
+bool MdsClient::fold_setattr_locked(fsproto::Request::Reader req, uint64_t *tid) {
+  const uint64_t ino = req.getSetattr().getIno();
+  return fold_back_locked(tid, [&](fsproto::Request::Reader prev, capnp::MessageBuilder &merged) {
+    bool folded = false;
+    if (prev.which() == fsproto::Request::SETATTR && prev.getSetattr().getIno() == ino)
+      folded = merge_setattr(prev, req, merged);
+    else if (prev.which() == fsproto::Request::CREATE && prev.getCreate().getIno() == ino)
+      folded = create_then_ && merge_into_create(prev, req, merged);
+    else if (leaves_alone(prev, ino))
+      return FoldStep::kPast;
+    return folded ? FoldStep::kFolded : FoldStep::kStop;
+  });
+}
+
 bool MdsClient::fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid) {
-  if (!create_then_ || batch_.empty()) return false;
+  if (!create_then_) return false;
   // Setattrs of other inodes may lie between the create and its rename (an
   // earlier file's size report, sent when its write-out ended): they name
   // no entry, so the rename may go before them. Not one of the directory
   // (its times are the rename's) or of the new file (its ctime).
-  constexpr size_t kLookBack = 16;
   const uint64_t dir = req.getRename().getParent();
   std::vector<uint64_t> passed;  // the inodes of the setattrs looked past
-  size_t looked = 0;
-  for (auto at = batch_.rbegin(); at != batch_.rend() && looked < kLookBack; ++at, ++looked) {
-    auto it = pending_.find(*at);
-    if (it == pending_.end()) continue;
-    capnp::FlatArrayMessageReader before(it->second.request.asPtr());
-    auto prev = before.getRoot<fsproto::Request>();
+  return fold_back_locked(tid, [&](fsproto::Request::Reader prev, capnp::MessageBuilder &merged) {
     if (prev.which() == fsproto::Request::SETATTR && prev.getSetattr().getIno() != dir) {
       passed.push_back(prev.getSetattr().getIno());
-      continue;
+      return FoldStep::kPast;
     }
     if (prev.which() != fsproto::Request::CREATE ||
         std::find(passed.begin(), passed.end(), prev.getCreate().getIno()) != passed.end())
-      return false;
-    capnp::MallocMessageBuilder merged;
-    if (!merge_rename_into_create(prev, req, merged)) return false;
-    merged.getRoot<fsproto::Request>().setTid(*at);
-    batch_bytes_ -= it->second.request.asBytes().size();
-    it->second.request = capnp::messageToFlatArray(merged);
-    batch_bytes_ += it->second.request.asBytes().size();
-    *tid = *at;
-    return true;
-  }
-  return false;
+      return FoldStep::kStop;
+    return merge_rename_into_create(prev, req, merged) ? FoldStep::kFolded : FoldStep::kStop;
+  });
 }
 
 uint64_t MdsClient::submit(const std::function<void(fsproto::Request::Builder)> &fill,

@@ -187,6 +187,15 @@ class MdsClient {
   // at most setattrs of other inodes after it (the new name is known
   // free); true with that tid.
   bool fold_rename_locked(fsproto::Request::Reader req, uint64_t *tid);
+  // Looks back over the unsent batch, newest first (a few at most), for the
+  // request `look` folds into (kFolded: `merged` replaces it; true with
+  // its tid), past those it may pass (kPast), until one it may not (kStop).
+  enum class FoldStep { kPast, kFolded, kStop };
+  bool fold_back_locked(
+      uint64_t *tid,
+      const std::function<FoldStep(fsproto::Request::Reader, capnp::MessageBuilder &)> &look);
+  // p (tid's, in the unsent batch) becomes `merged`, which keeps that tid.
+  void replace_request_locked(uint64_t tid, Pending &p, capnp::MessageBuilder &merged);
   // urgent: someone waits for what was sent to be safe (Batch.urgent); a
   // Batch goes out even with no requests in it.
   void flush_batch_locked(bool urgent = false);
