@@ -63,7 +63,7 @@ struct MdsClientSettings {
   // in Batches.
   bool async = false;
   uint32_t batch_delay_us = 10000;  // a batch leaves this long after its first request
-  size_t batch_max = 64;           // or as soon as it holds this many
+  size_t batch_max = 64;            // or as soon as it holds this many
 };
 
 struct MdsHandlers {
