@@ -80,6 +80,11 @@ const std::vector<strata_option_spec> &osd_options() {
        "objects recovered at once per OSD (keeps client I/O flowing)"},
       {"osd_pg_log_entries", STRATA_OPT_INT, "3000", nullptr,
        "PG log length kept for log-based recovery; older divergence backfills"},
+      {"osd_full_ratio", STRATA_OPT_STRING, "0.95", nullptr,
+       "a primary whose own disk (or a replica's) is this full, counting the write, refuses "
+       "client writes with ENOSPC before the map's full flag comes, and has the monitor mark "
+       "it full; the MDS's own writes go on up to osd_failsafe_full_ratio (keep this at "
+       "mon_osd_full_ratio: the lower of the two is where writes stop)"},
       {"osd_failsafe_full_ratio", STRATA_OPT_STRING, "0.97", nullptr,
        "a primary whose own disk is this full refuses new writes with ENOSPC, whatever the map "
        "says (a burst faster than the monitor's full flag cannot fill the disk)"},

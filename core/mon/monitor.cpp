@@ -532,20 +532,26 @@ struct Monitor::State {
     }
     uint64_t used = e.used_bytes, total = e.total_bytes;
     stats.update(std::move(e));
-    return update_fullness(id, used, total, out);
+    return update_fullness(id, used, total, r.getRefusedFull(), out);
   }
 
   // Publishes a change of an OSD's fullness level in the map, so that every
   // primary refuses writes to a full OSD's PGs and recovery avoids a
   // backfillfull one.
-  Status update_fullness(int32_t id, uint64_t used, uint64_t total, Outbox &out) {
+  // An OSD that refused writes by its own count (refused_full: its queued
+  // writes or the refused one would pass the full ratio) is full even if
+  // its last statvfs is a little below the ratio.
+  Status update_fullness(int32_t id, uint64_t used, uint64_t total, bool refused_full,
+                         Outbox &out) {
     const OsdInfo *o = view->map().osd(id);
     if (!o) return Status::OK();
     cluster::Fullness level = cluster::next_fullness(used, total, opts.full_ratios, o->fullness);
+    if (refused_full) level = cluster::Fullness::kFull;
     if (o->fullness == level) return Status::OK();
     log.info(kLog, "osd." + std::to_string(id) + " is now " + cluster::fullness_name(level) + " (" +
                        std::to_string(total ? used * 100 / total : 0) + "% of " +
-                       std::to_string(total) + " bytes used)");
+                       std::to_string(total) + " bytes used" +
+                       (refused_full ? "; it refused writes past the full ratio" : "") + ")");
     ClusterMap next = view->map();
     next.osds[id].fullness = level;
     return commit(std::move(next), {}, {}, out);

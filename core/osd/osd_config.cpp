@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "cluster/fullness.h"
@@ -45,6 +46,9 @@ Result<OsdConfig> load_osd_config(const Config &cfg, int32_t id) {
                                        value_of(cfg, entity, "osd_failsafe_full_ratio"));
   if (!failsafe.ok()) return failsafe.status();
   c.failsafe_full_ratio = *failsafe;
+  auto full = cluster::parse_ratio("osd_full_ratio", value_of(cfg, entity, "osd_full_ratio"));
+  if (!full.ok()) return full.status();
+  c.full_ratio = std::min(*full, c.failsafe_full_ratio);
   if (c.host.empty()) {
     char buf[256] = {};
     if (gethostname(buf, sizeof buf - 1) == 0) c.host = buf;

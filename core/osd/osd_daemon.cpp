@@ -269,24 +269,36 @@ void OsdDaemon::fatal(const Status &st) {
   ::_exit(3);
 }
 
-bool OsdDaemon::failsafe_full() {
-  // Looked at again after 50 ms or 4 MiB queued, whichever comes first:
-  // far less than the failsafe margin of any disk a store fits on, and the
-  // backend's own ENOSPC still catches what slips through.
+double OsdDaemon::disk_used_ratio(uint64_t incoming) {
+  // statvfs again after 50 ms or 4 MiB queued, whichever comes first (a
+  // statvfs per op was one syscall per op); in between, what was queued
+  // since counts as used: a burst of writes, acknowledged once journaled,
+  // reaches the disk later than the check that let it in.
   constexpr auto kMaxAge = std::chrono::milliseconds(50);
   constexpr uint64_t kMaxQueued = 4u << 20;
   auto now = std::chrono::steady_clock::now();
   uint64_t queued = store_->queued_data_bytes();
   std::lock_guard lk(full_check_.mu);
-  if (full_check_.valid && now - full_check_.at < kMaxAge &&
-      queued - full_check_.queued_bytes < kMaxQueued)
-    return full_check_.full;
-  auto space = store_->space();
-  full_check_.full = space.ok() && store::used_ratio(*space) >= cfg_.failsafe_full_ratio;
-  full_check_.valid = true;
-  full_check_.at = now;
-  full_check_.queued_bytes = queued;
-  return full_check_.full;
+  if (!full_check_.valid || now - full_check_.at >= kMaxAge ||
+      queued - full_check_.queued_bytes >= kMaxQueued) {
+    auto space = store_->space();
+    full_check_.total = space.ok() ? space->total_bytes : 0;
+    full_check_.used = space.ok() ? space->used_bytes : 0;
+    full_check_.valid = true;
+    full_check_.at = now;
+    full_check_.queued_bytes = queued;
+  }
+  if (full_check_.total == 0) return 0;  // unknown: the backend's own ENOSPC says
+  uint64_t used = full_check_.used + (queued - full_check_.queued_bytes) + incoming;
+  return double(used) / double(full_check_.total);
+}
+
+bool OsdDaemon::failsafe_full() { return disk_used_ratio() >= cfg_.failsafe_full_ratio; }
+
+bool OsdDaemon::disk_full(uint64_t incoming) {
+  const bool full = disk_used_ratio(incoming) >= cfg_.full_ratio;
+  if (full) full_since_report_.store(true, std::memory_order_relaxed);
+  return full;
 }
 
 void OsdDaemon::publish_stat(const PgStatSnap &s) {

@@ -78,6 +78,8 @@ class OsdDaemon final : public PgHost {
   void untrack_write(uint64_t rep_tid) override { writes_.untrack(rep_tid); }
   bool failsafe_full() override;
   bool peer_failsafe_full(int32_t osd) const override { return peer_fullness_.failsafe_full(osd); }
+  bool disk_full(uint64_t incoming = 0) override;
+  bool peer_disk_full(int32_t osd) const override { return peer_fullness_.full(osd); }
 
  private:
   OsdShard &shard_for(PgId pg);
@@ -164,16 +166,18 @@ class OsdDaemon final : public PgHost {
   RepWriteTable writes_;
 
   PeerFullness peer_fullness_;
-  // failsafe_full() runs for every write and RepOp reply; a statvfs each
-  // time was one syscall per op. The answer is reused for a short while
-  // and until a few MiB more have been queued (FullCheck in osd_daemon.cpp).
+  // The disk's used share, for failsafe_full() and disk_full(), which run
+  // for every write and RepOp reply: the last statvfs plus what was queued
+  // since (disk_used_ratio in osd_daemon.cpp).
+  double disk_used_ratio(uint64_t incoming = 0);
   struct FullCheck {
     std::mutex mu;
-    bool full = false;
+    uint64_t used = 0, total = 0;
     bool valid = false;
     std::chrono::steady_clock::time_point at;
     uint64_t queued_bytes = 0;
   } full_check_;
+  std::atomic<bool> full_since_report_{false};  // disk_full() said so since send_stats()
 
   std::mutex stats_mu_;
   std::map<PgId, PgStatSnap> stats_;  // PGs this OSD is primary for; GUARDED_BY(stats_mu_)

@@ -225,10 +225,11 @@ void OsdDaemon::stage_rep_op(InMsg &in) {
 void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message &m) {
   int32_t from = -1;
   uint64_t stamp = 0, epoch = 0;
-  bool is_reply = false, peer_full = false;
+  bool is_reply = false, peer_full = false, peer_failsafe = false;
   Status st = msg::read_message<wire::Heartbeat>(m, "Heartbeat", [&](wire::Heartbeat::Reader r) {
     from = r.getFrom();
-    peer_full = r.getFailsafeFull();
+    peer_full = r.getFull();
+    peer_failsafe = r.getFailsafeFull();
     stamp = r.getStampNs();
     epoch = r.getEpoch();
     is_reply = r.getIsReply();
@@ -238,7 +239,7 @@ void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message 
     conn->close(st.message());
     return;
   }
-  peer_fullness_.note(from, peer_full);
+  peer_fullness_.note(from, peer_full, peer_failsafe);
   if (is_reply) {
     heartbeats_.on_reply(from, HeartbeatTracker::Clock::now());
     return;
@@ -250,6 +251,7 @@ void OsdDaemon::on_heartbeat(const msg::ConnectionRef &conn, const msg::Message 
     b.setStampNs(stamp);
     b.setIsReply(true);
     b.setFailsafeFull(failsafe_full());
+    b.setFull(disk_full());
   }));
 }
 
@@ -263,7 +265,7 @@ void OsdDaemon::on_rep_op_reply(const msg::ConnectionRef &conn, const msg::Messa
     tid = r.getRepTid();
     from = r.getFrom();
     rc = r.getRc();
-    peer_fullness_.note(from, r.getFailsafeFull());
+    peer_fullness_.note(from, r.getFull(), r.getFailsafeFull());
     return Status::OK();
   });
   if (!st.ok()) {

@@ -19,7 +19,8 @@ void OsdDaemon::tick() {
   auto now = HeartbeatTracker::Clock::now();
   MapRef m = current_map();
   if (m) {
-    const bool full = failsafe_full();
+    const bool failsafe = failsafe_full();
+    const bool full = disk_full();
     // Heartbeats to every up peer (dropped, not queued, while unreachable).
     for (const auto &[id, o] : m->map().osds) {
       if (id == cfg_.id || !o.up) continue;
@@ -27,7 +28,8 @@ void OsdDaemon::tick() {
                      b.setFrom(cfg_.id);
                      b.setEpoch(m->epoch());
                      b.setStampNs(static_cast<uint64_t>(now.time_since_epoch().count()));
-                     b.setFailsafeFull(full);
+                     b.setFailsafeFull(failsafe);
+                     b.setFull(full);
                    }),
                    true);
     }
@@ -95,6 +97,8 @@ void OsdDaemon::send_stats() {
       b.setUsedBytes(usage->used_bytes);
       b.setTotalBytes(usage->total_bytes);
     }
+    b.setRefusedFull(full_since_report_.exchange(false, std::memory_order_relaxed) ||
+                     disk_used_ratio() >= cfg_.full_ratio);
     auto w = b.initWarnings(static_cast<unsigned>(warnings.size()));
     for (unsigned i = 0; i < warnings.size(); ++i) w.set(i, warnings[i]);
   }));

@@ -120,6 +120,12 @@ class PgHost {
   virtual bool failsafe_full() = 0;
   // Whether peer `osd` last said so of its own disk (peer_fullness.h).
   virtual bool peer_failsafe_full(int32_t osd) const = 0;
+  // Whether this OSD's own disk is past osd_full_ratio, or would be
+  // with `incoming` bytes more (a primary refuses writes that are not
+  // full_try, without waiting for the map's full flag), and whether peer
+  // `osd` last said so of its own.
+  virtual bool disk_full(uint64_t incoming = 0) = 0;
+  virtual bool peer_disk_full(int32_t osd) const = 0;
 };
 
 }  // namespace strata::osd

@@ -761,3 +761,40 @@ TEST_CASE("object snapshots: clones reach every replica, an OSD that was down ge
   for (int i = 0; i < 3; ++i) cl.stop_osd(i);
   require_replicas_identical(cl, {0, 1, 2}, head_data);
 }
+
+TEST_CASE("an OSD past its own osd_full_ratio refuses client writes and has the map mark it "
+          "full, whatever the monitor's ratio") {
+  // The monitor keeps its full ratio (0.95: these disks are far from it),
+  // the OSDs get a tiny osd_full_ratio: only their own count can refuse. Before, a burst of writes ran on past the full ratio until
+  // the monitor's flag came back through the map, into the share between
+  // it and the failsafe ratio that the MDS's journal needs.
+  OsdCluster cl(3);
+  SKIP_UNLESS_UP(cl);
+  strata_cluster_t c = cl.connect();
+  strata_ioctx_t io = nullptr;
+  REQUIRE(strata_ioctx_create(c, "data", &io) == 0);
+  const std::string before = payload("before");
+  REQUIRE(strata_write_full(io, "kept", before.data(), before.size()) == 0);
+  {
+    std::ofstream conf(cl.conf(), std::ios::app);
+    conf << "\n[osd]\nosd_full_ratio = 0.000001\n";
+  }
+  for (int i = 0; i < 3; ++i) {
+    cl.stop_osd(i);
+    cl.start_osd(i);
+  }
+  cl.wait_clean();
+  std::string out;
+  const std::string more = payload("more");
+  CHECK(strata_write_full(io, "refused", more.data(), more.size()) == -ENOSPC);
+  // The OSDs say so in their reports (a heartbeat interval): health names
+  // them, though their disks are far from the monitor's ratio.
+  CHECK(wait_for([&] {
+    return cl.cli("status", &out) == 0 && out.find("full osd(s) refuse writes") != std::string::npos;
+  }, 20s));
+  // Deletes still go through; what was written before reads back.
+  CHECK(read_object(io, "kept") == before);
+  CHECK(strata_remove(io, "kept") == 0);
+  strata_ioctx_destroy(io);
+  strata_cluster_shutdown(c);
+}

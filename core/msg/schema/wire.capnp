@@ -216,6 +216,10 @@ struct OsdStats {
   usedBytes @3 :UInt64;
   totalBytes @4 :UInt64;
   warnings @5 :List(Text);    # e.g. the volatile-journal warning
+  # Its own check found its disk past osd_full_ratio (counting what it
+  # had queued and the write it refused) since the last report: the map
+  # marks it full, so that a refused writer's ENOSPC shows in health.
+  refusedFull @6 :Bool;
 }
 
 # ---------------------------------------------------------------------------
@@ -365,6 +369,7 @@ struct Heartbeat {
   stampNs @2 :UInt64;
   isReply @3 :Bool;
   failsafeFull @4 :Bool;  # the sender's disk is past osd_failsafe_full_ratio
+  full @5 :Bool;          # the sender's disk is past osd_full_ratio
 }
 
 # Replication, peering, recovery and scrub (OSD <-> OSD, types 49..60).
@@ -439,6 +444,7 @@ struct RepOpReply {
   from @4 :Int32;
   rc @5 :Int32;
   failsafeFull @6 :Bool;  # the replica's disk is past osd_failsafe_full_ratio
+  full @7 :Bool;          # the replica's disk is past osd_full_ratio
 }
 
 # primary -> any OSD that may hold the PG: send your info, log and missing.
