@@ -85,7 +85,13 @@ for spec in big:$((2 << 20)):1500000 small:$((64 << 10)):40000; do
   cmp "$(data_file "$primary" "$(marker "$name")")" "$T/$name"
   echo "== osd.$primary's file of $name holds the good bytes again"
 done
-repairs=$(read_repairs)
+# The counts reach the monitor with the primaries' next stats reports (a
+# tick or two after the repair): wait for them rather than race them.
+for _ in $(seq 1 50); do
+  repairs=$(read_repairs)
+  [ "$repairs" -lt 2 ] || break
+  sleep 0.2
+done
 [ "$repairs" -ge 2 ] || { echo "FAIL: $repairs read repairs counted"; pg_json; exit 1; }
 echo "== pg ls counts $repairs read repairs"
 
