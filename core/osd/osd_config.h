@@ -33,9 +33,10 @@ struct OsdConfig {
   double failsafe_full_ratio = 0.97;
   // osd_full_ratio (as mon_osd_full_ratio, whose map flag comes a report
   // and an epoch later): a primary whose own disk (or a replica's, as it
-  // last said) is this full refuses writes that are not full_try. What lies between this and the failsafe ratio is kept
-  // for the MDS's journal and directories (full_try): the unlinks that give
-  // a full filesystem its space back need it.
+  // last said) is this full refuses writes that are not full_try. What
+  // lies between this and the failsafe ratio is kept for the MDS's journal
+  // and directories (full_try): the unlinks that give a full filesystem
+  // its space back need it.
   double full_ratio = 0.95;
 };
 

@@ -246,8 +246,7 @@ std::string Pg::space_refusal(const ClientOp &op) const {
       if (o.code == OpCode::kWrite || o.code == OpCode::kWriteFull || o.code == OpCode::kAppend)
         incoming += std::max<uint64_t>(o.data.size(), o.length);
     if (host_.disk_full(incoming))
-      return "this OSD's disk is past osd_full_ratio " +
-             std::to_string(host_.config().full_ratio);
+      return "this OSD's disk is past osd_full_ratio " + std::to_string(host_.config().full_ratio);
     for (int32_t o : acting_)
       if (o != host_.whoami() && host_.peer_disk_full(o))
         return "osd." + std::to_string(o) + " said its disk is past the full ratio";

@@ -44,6 +44,16 @@ mkdir -p "$mnt"
 conf=$cluster/strata.conf
 "$mount_sh" mount "$strata" "$conf" "$mnt" "$scratch/mount.log" >/dev/null
 full_osds() { timeout 20 "$strata" status --conf "$conf" | grep -c 'full osd(s) refuse' || true; }
+# await_full_osds TEST N SECS: until the number of full OSDs passes
+# `[ COUNT TEST N ]` (-ge 1, -eq 0), at most SECS seconds.
+await_full_osds() {
+  local i
+  for ((i = 0; i < $3 * 2; i++)); do
+    [ "$(full_osds)" "$1" "$2" ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
 
 head -c $((4 << 20)) /dev/urandom >"$scratch/block"
 head -c 100 /dev/urandom >"$scratch/small"
@@ -65,15 +75,7 @@ grep -q 'No space left on device' "$scratch/dd.err" || fail "the failed write di
 # The OSD that refused by its own count tells the monitor with its next
 # report (a heartbeat interval), so health names it a moment after the
 # writer's ENOSPC, not before.
-said_full=0
-for _ in $(seq 1 20); do
-  if [ "$(full_osds)" -ge 1 ]; then
-    said_full=1
-    break
-  fi
-  sleep 0.5
-done
-[ $said_full -eq 1 ] || fail "ENOSPC, but 10 s later the cluster does not say it is full"
+await_full_osds -ge 1 10 || fail "ENOSPC, but 10 s later the cluster does not say it is full"
 for f in 0 $((written / 2)) $((written - 1)); do
   cmp -s "$scratch/block" "$mnt/big/f$f" || fail "big/f$f, fsync'd before the cluster was full, reads back wrong"
 done
@@ -112,15 +114,7 @@ echo "full_pool: the full cluster refused new entries, xattrs and inline growth 
 # Deleting on the full cluster: the unlinks are journaled, the purges run.
 timeout 60 rm -rf "$mnt/big" || fail "rm -rf on the full cluster failed or hung ($?)"
 timeout 60 sync -f "$mnt" || fail "syncfs after the rm -rf failed or hung ($?)"
-cleared=0
-for _ in $(seq 1 60); do
-  if [ "$(full_osds)" -eq 0 ]; then
-    cleared=1
-    break
-  fi
-  sleep 1
-done
-[ $cleared -eq 1 ] || fail "60 s after the rm -rf the cluster is still full"
+await_full_osds -eq 0 60 || fail "60 s after the rm -rf the cluster is still full"
 echo "full_pool: the rm -rf freed the space; the full flags cleared"
 
 timeout 60 dd if="$scratch/block" of="$mnt/after" bs=4M conv=fsync status=none ||

@@ -762,12 +762,14 @@ TEST_CASE("object snapshots: clones reach every replica, an OSD that was down ge
   require_replicas_identical(cl, {0, 1, 2}, head_data);
 }
 
-TEST_CASE("an OSD past its own osd_full_ratio refuses client writes and has the map mark it "
-          "full, whatever the monitor's ratio") {
+TEST_CASE(
+    "an OSD past its own osd_full_ratio refuses client writes and has the map mark it "
+    "full, whatever the monitor's ratio") {
   // The monitor keeps its full ratio (0.95: these disks are far from it),
-  // the OSDs get a tiny osd_full_ratio: only their own count can refuse. Before, a burst of writes ran on past the full ratio until
-  // the monitor's flag came back through the map, into the share between
-  // it and the failsafe ratio that the MDS's journal needs.
+  // the OSDs get a tiny osd_full_ratio: only their own count can refuse.
+  // Before, a burst of writes ran on past the full ratio until the
+  // monitor's flag came back through the map, into the share between it
+  // and the failsafe ratio that the MDS's journal needs.
   OsdCluster cl(3);
   SKIP_UNLESS_UP(cl);
   strata_cluster_t c = cl.connect();
@@ -789,9 +791,12 @@ TEST_CASE("an OSD past its own osd_full_ratio refuses client writes and has the 
   CHECK(strata_write_full(io, "refused", more.data(), more.size()) == -ENOSPC);
   // The OSDs say so in their reports (a heartbeat interval): health names
   // them, though their disks are far from the monitor's ratio.
-  CHECK(wait_for([&] {
-    return cl.cli("status", &out) == 0 && out.find("full osd(s) refuse writes") != std::string::npos;
-  }, 20s));
+  CHECK(wait_for(
+      [&] {
+        return cl.cli("status", &out) == 0 &&
+               out.find("full osd(s) refuse writes") != std::string::npos;
+      },
+      20s));
   // Deletes still go through; what was written before reads back.
   CHECK(read_object(io, "kept") == before);
   CHECK(strata_remove(io, "kept") == 0);
