@@ -509,10 +509,19 @@ void ObjectMetaStore::writer_loop() {
     // server already applied these changes in memory and answered them
     // unsafe, so they must become durable, not be dropped.
     auto backoff = std::chrono::milliseconds(50);
+    uint64_t failures = 0;
     while (st.ok()) {
       durable.clear();
       st = append_batch(batch, durable);
       if (st.ok() || st.code() == -ECANCELED) break;
+      // Said at once and then every ~15 s: until it goes through, every
+      // fsync and syncfs of these changes waits (a full cluster past the
+      // OSDs' failsafe ratio, an OSD not answering).
+      if (failures++ % 8 == 0)
+        cluster_->log().warn("mds", "store: appending " + std::to_string(batch.size()) +
+                                        " change(s) to the journal failed " +
+                                        std::to_string(failures) +
+                                        " time(s); retrying: " + st.ToString());
       std::unique_lock<std::mutex> sl(mu_);
       if (stopping_) break;
       writer_cv_.wait_for(sl, backoff, [&] { return stopping_; });
