@@ -92,6 +92,30 @@ std::future<int64_t> call_async(MdsClient &c, uint64_t ino) {
   });
 }
 
+// The link drops and comes back: the n-th message sent is the Hello that
+// resumes `session`.
+void reconnect(FakeTransport &t, MdsClient &c, size_t n, uint64_t session) {
+  c.on_disconnected();
+  c.on_connected();
+  Sent hello = t.wait(n);
+  REQUIRE(hello.type == fsproto::MSG_HELLO);
+  CHECK(hello.msg->root<fsproto::Hello>().getSessionId() == session);
+}
+
+// Session 7: tid 1 answered unsafe (not yet durable), tid 2 sent and not
+// answered (its future).
+std::future<int64_t> unsafe_then_unanswered(FakeTransport &t, MdsClient &c) {
+  c.on_connected();
+  welcome(c, 7, 0);
+  auto f1 = call_async(c, 1);
+  t.wait(1);
+  reply(c, 1, false);
+  CHECK(f1.get() == 1);
+  auto f2 = call_async(c, 2);
+  t.wait(2);
+  return f2;
+}
+
 fsproto::Request::Reader request(const Sent &s) {
   REQUIRE(s.type == fsproto::MSG_REQUEST);
   return s.msg->root<fsproto::Request>();
@@ -145,11 +169,7 @@ TEST_CASE("after a reconnect, uncommitted unsafe requests are replayed in tid or
   // A fourth request goes out and the connection breaks before any reply.
   auto pending = call_async(c, 104);
   t.wait(4);
-  c.on_disconnected();
-  c.on_connected();
-  Sent hello = t.wait(5);
-  REQUIRE(hello.type == fsproto::MSG_HELLO);
-  CHECK(hello.msg->root<fsproto::Hello>().getSessionId() == 7);
+  reconnect(t, c, 5, 7);
 
   // The new MDS committed tid 1 already: 3 and 4 are replayed, in order.
   welcome(c, 7, 1);
@@ -177,17 +197,8 @@ TEST_CASE("after a reconnect, uncommitted unsafe requests are replayed in tid or
 TEST_CASE("a new session (the old one is gone) replays nothing but resends unanswered requests") {
   FakeTransport t;
   MdsClient c(t, MdsClientSettings{"c", "home", "/"}, MdsHandlers{});
-  c.on_connected();
-  welcome(c, 7, 0);
-  auto f1 = call_async(c, 1);
-  t.wait(1);
-  reply(c, 1, false);
-  CHECK(f1.get() == 1);
-  auto f2 = call_async(c, 2);
-  t.wait(2);
-  c.on_disconnected();
-  c.on_connected();
-  t.wait(3);
+  auto f2 = unsafe_then_unanswered(t, c);
+  reconnect(t, c, 3, 7);
   welcome(c, 9, 0);
   auto resent = request(t.wait(4));
   CHECK(resent.getTid() == 2);
@@ -196,6 +207,40 @@ TEST_CASE("a new session (the old one is gone) replays nothing but resends unans
   reply(c, 2, true);
   CHECK(f2.get() == 2);
   CHECK(c.stats().session_id == 9);
+}
+
+TEST_CASE(
+    "a resume the MDS refuses (session unknown) opens a fresh session: what it had "
+    "answered unsafe is reported lost, what it had not answered is resent") {
+  FakeTransport t;
+  MdsClient c(t, MdsClientSettings{"c", "home", "/"}, MdsHandlers{});
+  auto f2 = unsafe_then_unanswered(t, c);
+  reconnect(t, c, 3, 7);
+  {
+    capnp::MallocMessageBuilder m;
+    auto w = m.initRoot<fsproto::Welcome>();
+    w.setError(-ESTALE);
+    w.setMessage("session 7 is unknown (expired or never made)");
+    auto b = flat(m);
+    c.on_message(fsproto::MSG_WELCOME, b.data(), b.size() * sizeof(capnp::word));
+  }
+  // Before, the mount waited for ever for a Welcome that never came.
+  Sent fresh = t.wait(4);
+  REQUIRE(fresh.type == fsproto::MSG_HELLO);
+  CHECK(fresh.msg->root<fsproto::Hello>().getSessionId() == 0);
+  CHECK(c.stats().sessions_lost == 1);
+  welcome(c, 9, 0);
+  auto resent = request(t.wait(5));
+  CHECK(resent.getTid() == 2);
+  CHECK_FALSE(resent.getReplay());
+  reply(c, 2, true);
+  CHECK(f2.get() == 2);
+  CHECK(c.stats().session_id == 9);
+  std::string why;
+  CHECK(c.take_async_error(&why) == -EIO);
+  CHECK(why.find("session 7") != std::string::npos);
+  CHECK(why.find("1 change(s)") != std::string::npos);
+  CHECK(c.take_async_error(&why) == 0);  // said once
 }
 
 TEST_CASE("shutdown fails waiting calls, and a refused welcome is reported") {

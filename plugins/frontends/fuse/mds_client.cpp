@@ -129,6 +129,26 @@ void MdsClient::on_message(uint16_t type, const void *payload, size_t len) {
 
 void MdsClient::handle_welcome_locked(std::shared_ptr<ReceivedMessage> m) {
   auto w = m->root<fsproto::Welcome>();
+  if (w.getError() == -ESTALE && welcome_ && session_id_ != 0) {
+    // The MDS no longer knows the session this mount resumes (its record
+    // was not yet durable when a standby took over, or it ended): a fresh
+    // one, not a mount that waits for ever. What the old session had
+    // answered but not made safe is gone with it: the next fsync or
+    // syncfs says so (EIO), the rest is resent under the new session.
+    size_t lost = 0;
+    for (const auto &[tid, p] : pending_)
+      if (p.answered && !p.safe) ++lost;
+    if (lost > 0 && async_error_ == 0) {
+      async_error_ = -EIO;
+      async_error_message_ = "the MDS no longer knew session " + std::to_string(session_id_) +
+                             ": " + std::to_string(lost) +
+                             " change(s) it had answered but not made durable are lost";
+    }
+    ++stats_.sessions_lost;
+    session_id_ = 0;
+    send_hello_locked();
+    return;
+  }
   if (w.getError() != 0) {
     welcome_error_ = w.getError();
     welcome_message_ = w.getMessage();

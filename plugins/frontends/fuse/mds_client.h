@@ -81,6 +81,7 @@ struct MdsClientStats {
   uint64_t waiting_now = 0;  // requests without any reply
   uint64_t replayed = 0;     // requests resent after a reconnect
   uint64_t reconnects = 0;   // Welcomes after the first
+  uint64_t sessions_lost = 0;  // resumes the MDS refused (it no longer knew the session)
   uint64_t session_id = 0;
   bool connected = false;
   uint64_t async_requests = 0;  // submit()ted
