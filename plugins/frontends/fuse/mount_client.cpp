@@ -190,8 +190,9 @@ std::string MountClient::status_json() const {
     << ",\"session_id\":" << s.session_id << ",\"requests\":" << s.requests
     << ",\"unsafe\":" << s.unsafe_now << ",\"waiting\":" << s.waiting_now
     << ",\"replayed\":" << s.replayed << ",\"reconnects\":" << s.reconnects
-    << ",\"cache\":{\"dirs\":" << c.dirs << ",\"complete_dirs\":" << c.complete_dirs
-    << ",\"entries\":" << c.entries << ",\"inodes\":" << c.inodes << "}"
+    << ",\"sessions_lost\":" << s.sessions_lost << ",\"cache\":{\"dirs\":" << c.dirs
+    << ",\"complete_dirs\":" << c.complete_dirs << ",\"entries\":" << c.entries
+    << ",\"inodes\":" << c.inodes << "}"
     << ",\"kernel_inodes\":" << fs_->known_inodes() << ",\"open_files\":" << fs_->open_files()
     << ",\"deferred_writebacks\":" << fs_->deferred_writebacks()
     << ",\"killpriv_v2\":" << (fs_->killpriv_v2() ? "true" : "false") << "}";
