@@ -7,6 +7,7 @@
 
 #include "osd/encoding.h"
 #include "osd/osd_identity.h"
+#include "store/store_space.h"
 
 namespace strata::osd {
 
@@ -288,9 +289,9 @@ double OsdDaemon::disk_used_ratio(uint64_t incoming) {
     full_check_.at = now;
     full_check_.queued_bytes = queued;
   }
-  if (full_check_.total == 0) return 0;  // unknown: the backend's own ENOSPC says
-  uint64_t used = full_check_.used + (queued - full_check_.queued_bytes) + incoming;
-  return double(used) / double(full_check_.total);
+  // A total of 0 (statvfs failed) reads as empty: the backend's own ENOSPC says.
+  return store::used_ratio(
+      {full_check_.total, full_check_.used + (queued - full_check_.queued_bytes) + incoming});
 }
 
 bool OsdDaemon::failsafe_full() { return disk_used_ratio() >= cfg_.failsafe_full_ratio; }
